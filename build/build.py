@@ -1,0 +1,123 @@
+"""Build the self-contained static ``dist/``: the shim, the worker, Pyodide's core,
+the wheels of the engine and micropip behind a PEP 503 index, and ORT's files.
+
+Run from anywhere: ``python3 build/build.py`` (after ``npm ci``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+NODE_MODULES = ROOT / "node_modules"
+MICROPIP = "micropip==0.11.1"
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+ORT_FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
+
+
+def run(*command: str | Path) -> None:
+    subprocess.run([str(part) for part in command], check=True, cwd=ROOT)
+
+
+def bundle(entry: str, outfile: str, fmt: str, define: dict[str, str] | None = None) -> None:
+    """esbuild one entry point into dist/ (ES2022, readable, with a source map)."""
+    defines = [f"--define:{key}={value}" for key, value in (define or {}).items()]
+    run(
+        NODE_MODULES / ".bin" / "esbuild",
+        ROOT / "web" / entry,
+        "--bundle",
+        f"--format={fmt}",
+        "--target=es2022",
+        "--sourcemap",
+        "--log-level=warning",
+        f"--outfile={DIST / outfile}",
+        *defines,
+    )
+
+
+def wheels(into: Path) -> list[Path]:
+    """The engine's wheel and micropip's (pure Python, for Pyodide's Python 3.13+)."""
+    pip = (sys.executable, "-m", "pip", "--disable-pip-version-check", "-q")
+    run(*pip, "wheel", "--no-deps", "-w", into, ROOT)
+    run(
+        *pip,
+        "download",
+        MICROPIP,
+        "--no-deps",
+        "--only-binary=:all:",
+        "--python-version",
+        "3.13",
+        "-d",
+        into,
+    )
+    return sorted(into.glob("*.whl"))
+
+
+def project_name(wheel: Path) -> str:
+    return wheel.name.split("-")[0].replace("_", "-").lower()
+
+
+def write_index(wheel_paths: list[Path]) -> None:
+    """A static PEP 503 "simple" index over dist/packages/."""
+    simple = DIST / "simple"
+    names: dict[str, list[Path]] = {}
+    for wheel in wheel_paths:
+        names.setdefault(project_name(wheel), []).append(wheel)
+    links = "".join(f'<a href="{n}/">{n}</a>\n' for n in sorted(names))
+    (simple).mkdir(parents=True)
+    (simple / "index.html").write_text(f"<!doctype html>\n<html><body>\n{links}</body></html>\n")
+    for name, files in names.items():
+        (simple / name).mkdir()
+        anchors = "".join(
+            f'<a href="../../packages/{html.escape(f.name)}#sha256='
+            f'{hashlib.sha256(f.read_bytes()).hexdigest()}">{html.escape(f.name)}</a>\n'
+            for f in files
+        )
+        (simple / name / "index.html").write_text(
+            f"<!doctype html>\n<html><body>\n{anchors}</body></html>\n"
+        )
+
+
+def build() -> None:
+    if not (NODE_MODULES / ".bin" / "esbuild").exists():
+        sys.exit("node_modules is missing: run `npm ci` first.")
+    shutil.rmtree(DIST, ignore_errors=True)
+    (DIST / "packages").mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        built = wheels(Path(tmp))
+        for wheel in built:
+            shutil.copy2(wheel, DIST / "packages" / wheel.name)
+    packaged = sorted((DIST / "packages").glob("*.whl"))
+    write_index(packaged)
+    micropip = next(w for w in packaged if project_name(w) == "micropip")
+    build_info = {"micropip": f"packages/{micropip.name}", "requirements": ["py-runtime"]}
+    bundle("entry-classic.js", "language-model.js", "iife")
+    bundle("language-model.mjs", "language-model.mjs", "esm")
+    bundle("worker/worker.mjs", "worker.mjs", "esm", {"BUILD": json.dumps(build_info)})
+    for folder, package, files in (
+        ("pyodide", "pyodide", PYODIDE_FILES),
+        ("ort", "onnxruntime-web/dist", ORT_FILES),
+    ):
+        (DIST / folder).mkdir()
+        for name in files:
+            shutil.copy2(NODE_MODULES / package / name, DIST / folder / name)
+    shutil.copytree(ROOT / "web" / "demo", DIST, dirs_exist_ok=True)
+    print(f"built {DIST.relative_to(ROOT)}/ ({sum(f.stat().st_size for f in DIST.rglob('*') if f.is_file()) / 1e6:.1f} MB)")
+
+
+if __name__ == "__main__":
+    build()

@@ -1,0 +1,130 @@
+"""The echo model: behaves as Chromium's test-only model, for conformance runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+from ..messages import Content, Message, ToolCall
+from ..options import Availability, Capabilities, ToolDeclaration
+from .base import Chunk, ProgressCallback, StopCallback
+
+PREFIX = "On-device model is not available in Chromium, this API is just echoing back the input:\n"
+SIMPLE_TRIGGER = "<GenerateSimpleToolCalls>"
+MULTIPLE_TRIGGER = "<GenerateMultipleToolCalls>"
+CONTEXT_WINDOW = 1000
+NON_TEXT_USAGE = 100
+
+
+def echo_text(content: Content) -> str:
+    """How one content part is echoed."""
+    value = content.value
+    if isinstance(value, str):
+        return value
+    if content.type in ("image", "audio"):
+        return f"<{content.type}>"
+    return f"<{content.type}>{value.to_json()}</{content.type}>"
+
+
+def argument_hint(description: str) -> dict:
+    """The JSON object after ``Args: `` in a description, up to the first ``}``."""
+    _, found, rest = description.partition("Args: ")
+    if not found or not rest.startswith("{"):
+        return {}
+    try:
+        value = json.loads(rest[: rest.find("}") + 1])
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def tool_call_batches(tools: Sequence[ToolDeclaration], trigger: str) -> list[list[int]]:
+    """Indices of the tools to call, batch by batch."""
+    indices = list(range(len(tools)))
+    if trigger == SIMPLE_TRIGGER:
+        return [indices]
+    half = len(tools) // 2
+    return [batch for batch in (indices[:half], indices[half:]) if batch]
+
+
+@dataclass
+class EchoState:
+    """Text not yet echoed, one segment per prefill; the last one is the current input."""
+
+    tools: Sequence[ToolDeclaration]
+    pending: list[str] = field(default_factory=list)
+    responded: bool = False
+
+    def checkpoint(self) -> tuple[list[str], bool]:
+        return list(self.pending), self.responded
+
+    def rollback(self, checkpoint: tuple[list[str], bool]) -> None:
+        self.pending, self.responded = list(checkpoint[0]), checkpoint[1]
+
+    async def prefill(self, messages: Sequence[Message], stop: StopCallback) -> None:
+        self.pending.append("".join(echo_text(c) for m in messages for c in m.content))
+
+    async def generate(self, stop: StopCallback) -> AsyncIterator[Chunk]:
+        current = self.pending[-1] if self.pending else ""
+        trigger = next(
+            (t for t in (SIMPLE_TRIGGER, MULTIPLE_TRIGGER) if self.tools and current.startswith(t)),
+            None,
+        )
+        if trigger and self.pending:
+            self.pending[-1] = current[len(trigger) :]
+        text = ("" if self.responded else PREFIX) + "".join(self.pending)
+        self.pending, self.responded = [], True
+        if text:
+            yield text
+        for batch in tool_call_batches(self.tools, trigger) if trigger else []:
+            for index in batch:
+                tool = self.tools[index]
+                yield ToolCall(f"call_{index + 1}", tool.name, argument_hint(tool.description))
+
+    def evict(self, messages: Sequence[Message]) -> None:
+        """The echo model keeps no context beyond what it has still to echo."""
+
+    def release(self) -> None:
+        self.pending = []
+
+
+class EchoModel:
+    """Chromium's echo model: usage is UTF-8 bytes, plus 100 per non-text part."""
+
+    capabilities = Capabilities(
+        languages=("en",),
+        input_types=("text", "image", "audio", "tool-call", "tool-response"),
+        output_types=("text", "tool-call"),
+    )
+
+    def __init__(self) -> None:
+        self.downloaded = False
+
+    @property
+    def context_window(self) -> float:
+        return CONTEXT_WINDOW
+
+    def availability(self) -> Availability | None:
+        return "available" if self.downloaded else "downloadable"
+
+    async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
+        self.downloaded = True
+
+    def measure(self, messages: Sequence[Message]) -> int:
+        return sum(
+            len(c.value.encode()) if isinstance(c.value, str) else NON_TEXT_USAGE
+            for m in messages
+            for c in m.content
+        )
+
+    def measure_tools(self, tools: Sequence[ToolDeclaration]) -> int:
+        return 0
+
+    async def new_state(
+        self, messages: Sequence[Message], tools: Sequence[ToolDeclaration], stop: StopCallback
+    ) -> EchoState:
+        state = EchoState(tools)
+        if messages:
+            await state.prefill(messages, stop)
+        return state

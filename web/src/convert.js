@@ -1,0 +1,175 @@
+// WebIDL conversion of the Prompt API's dictionaries and unions into the plain
+// data the engine reads (see py_runtime/options.py and py_runtime/prompt.py).
+
+import { describeToolValue } from './tools.js';
+import {
+  abortSignal, attempt, dictionary, isIterableObject, isObject, jsonOrNull, required, sequence,
+  toDOMString, toDouble, toEnum, toObject,
+} from './webidl.js';
+
+export const SAMPLING_MODES = [
+  'most-predictable', 'predictable', 'slightly-predictable', 'balanced', 'slightly-creative',
+  'creative', 'most-creative',
+];
+const MESSAGE_TYPES = ['text', 'image', 'audio', 'tool-call', 'tool-response'];
+const ROLES = ['system', 'user', 'assistant'];
+
+function languageTag(value) {
+  const tag = toDOMString(value);
+  try {
+    return { tag, canonical: Intl.getCanonicalLocales(tag)[0] };
+  } catch {
+    return { tag, canonical: null }; // The engine throws the RangeError at the spec's step.
+  }
+}
+
+function expected(value) {
+  const what = 'LanguageModelExpected';
+  const dict = dictionary(value, what);
+  const languages = dict.languages;
+  const type = toEnum(required(dict.type, 'type', what), MESSAGE_TYPES, 'LanguageModelMessageType');
+  return {
+    type,
+    ...(languages !== undefined && { languages: sequence(languages, languageTag, 'languages') }),
+  };
+}
+
+/**
+ * "validate and canonicalize language model options" step 5.3.6-12 performs
+ * `? Get` / `? IsArray` / `? serialize` on the schema; do them in that order,
+ * stopping where the engine's steps would stop.
+ */
+function probeSchema(schema, thrown) {
+  const probe = {};
+  const type = attempt(thrown, () => schema.type);
+  probe.type = 'threw' in type ? type : type.value === 'object' ? 'object' : 'other';
+  if (probe.type !== 'object') return probe;
+  const properties = attempt(thrown, () => schema.properties);
+  probe.properties = 'threw' in properties ? properties
+    : properties.value === undefined ? 'undefined' : isObject(properties.value) ? 'object' : 'other';
+  if (typeof probe.properties !== 'string' || probe.properties === 'other') return probe;
+  const requiredList = attempt(thrown, () => {
+    const value = schema.required;
+    return value === undefined ? 'undefined' : Array.isArray(value) ? 'array' : 'other';
+  });
+  probe.required = 'threw' in requiredList ? requiredList : requiredList.value;
+  if (typeof probe.required !== 'string' || probe.required === 'other') return probe;
+  const json = attempt(thrown, () => JSON.stringify(schema) ?? null);
+  probe.json = 'threw' in json ? json : json.value;
+  return probe;
+}
+
+function toolDeclaration(value, thrown) {
+  const what = 'LanguageModelToolDeclaration';
+  const dict = dictionary(value, what);
+  const description = toDOMString(required(dict.description, 'description', what));
+  const inputSchema = toObject(required(dict.inputSchema, 'inputSchema', what), 'inputSchema');
+  const name = toDOMString(required(dict.name, 'name', what));
+  return { name, description, inputSchema: probeSchema(inputSchema, thrown) };
+}
+
+/** LanguageModelCreateCoreOptions; returns [engine data, members the shim keeps]. */
+export function convertCoreOptions(value, thrown) {
+  const dict = dictionary(value, 'LanguageModelCreateCoreOptions');
+  const options = {};
+  const expectedInputs = dict.expectedInputs;
+  if (expectedInputs !== undefined) options.expectedInputs = sequence(expectedInputs, expected, 'expectedInputs');
+  const expectedOutputs = dict.expectedOutputs;
+  if (expectedOutputs !== undefined) options.expectedOutputs = sequence(expectedOutputs, expected, 'expectedOutputs');
+  const samplingMode = dict.samplingMode;
+  if (samplingMode !== undefined) options.samplingMode = toEnum(samplingMode, SAMPLING_MODES, 'LanguageModelSamplingMode');
+  const temperature = dict.temperature;
+  if (temperature !== undefined) options.temperature = toDouble(temperature);
+  const tools = dict.tools;
+  options.tools = tools === undefined ? [] : sequence(tools, (t) => toolDeclaration(t, thrown), 'tools');
+  const topK = dict.topK;
+  if (topK !== undefined) options.topK = toDouble(topK);
+  return [options, dict];
+}
+
+/** LanguageModelCreateOptions: the core options, then initialPrompts, monitor, signal. */
+export function convertCreateOptions(value, thrown) {
+  const [options, dict] = convertCoreOptions(value, thrown);
+  const initialPrompts = dict.initialPrompts;
+  options.initialPrompts = initialPrompts === undefined ? []
+    : sequence(initialPrompts, message, 'initialPrompts');
+  const monitor = dict.monitor;
+  if (monitor !== undefined && typeof monitor !== 'function') {
+    throw new TypeError("The 'monitor' member is not a function.");
+  }
+  const signal = abortSignal(dict.signal, 'signal');
+  return { options, monitor, signal };
+}
+
+/** A LanguageModelMessageValue union member, described for the engine. */
+function messageValue(value) {
+  if (isObject(value)) {
+    const tool = describeToolValue(value);
+    if (tool) return tool;
+    if (value instanceof Blob) return { kind: 'blob' };
+    if (IMAGE_SOURCES.some((name) => globalThis[name] && value instanceof globalThis[name])) {
+      return { kind: 'image-source' };
+    }
+    if (globalThis.AudioBuffer && value instanceof AudioBuffer) return { kind: 'audio-buffer' };
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return { kind: 'buffer-source' };
+  }
+  return { kind: 'string', string: toDOMString(value) };
+}
+
+const IMAGE_SOURCES = [
+  'HTMLImageElement', 'SVGImageElement', 'HTMLVideoElement', 'HTMLCanvasElement', 'ImageBitmap',
+  'ImageData', 'OffscreenCanvas', 'VideoFrame',
+];
+
+function messageContent(value) {
+  const what = 'LanguageModelMessageContent';
+  const dict = dictionary(value, what);
+  const type = toEnum(required(dict.type, 'type', what), MESSAGE_TYPES, 'LanguageModelMessageType');
+  return { type, value: messageValue(required(dict.value, 'value', what)) };
+}
+
+function message(value) {
+  const what = 'LanguageModelMessage';
+  const dict = dictionary(value, what);
+  const content = required(dict.content, 'content', what);
+  const converted = isIterableObject(content)
+    ? sequence(content, messageContent, 'content')
+    : toDOMString(content);
+  const prefix = !!dict.prefix;
+  const role = toEnum(required(dict.role, 'role', what), ROLES, 'LanguageModelMessageRole');
+  return { role, content: converted, prefix };
+}
+
+/** LanguageModelPrompt: (sequence<LanguageModelMessage> or DOMString). */
+export function convertPrompt(value) {
+  return isIterableObject(value) ? sequence(value, message, 'input') : toDOMString(value);
+}
+
+/** The response constraint as the engine's prompt builder reads it. */
+function responseConstraint(value) {
+  const constraint = toObject(value, 'responseConstraint');
+  if (constraint instanceof RegExp) return { kind: 'regexp', source: constraint.source };
+  const json = jsonOrNull(constraint);
+  if (json === null) {
+    throw new DOMException('The response constraint cannot be serialized.', 'NotSupportedError');
+  }
+  return { kind: 'json-schema', json };
+}
+
+/** LanguageModelPromptOptions. */
+export function convertPromptOptions(value) {
+  const dict = dictionary(value, 'LanguageModelPromptOptions');
+  const omit = !!dict.omitResponseConstraintInput;
+  const constraint = dict.responseConstraint;
+  const signal = abortSignal(dict.signal, 'signal');
+  return {
+    constraint: constraint === undefined ? null : responseConstraint(constraint),
+    omit,
+    signal,
+  };
+}
+
+/** LanguageModelAppendOptions and LanguageModelCloneOptions. */
+export function convertSignalOptions(value, what) {
+  return { signal: abortSignal(dictionary(value, what).signal, 'signal') };
+}

@@ -1,0 +1,48 @@
+// Installs the globals and starts the runtime worker.
+
+import { WorkerClient } from './client.js';
+import { QuotaExceededError } from './errors.js';
+import { LanguageModel, useClient } from './language-model.js';
+import {
+  LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess,
+} from './tools.js';
+
+/** Read the page's configuration from the script tag's data- attributes. */
+function configFromScript(script) {
+  const data = script?.dataset ?? {};
+  const config = {};
+  for (const key of ['model', 'dtype', 'device', 'contextWindow']) {
+    if (data[key] !== undefined) config[key] = data[key];
+  }
+  return { config, boot: data.boot ?? 'eager', keepNative: data.native === 'prefer' };
+}
+
+/**
+ * Define LanguageModel & co. on globalThis and the `promptAPIRuntime`
+ * configuration object. `baseURL` is where dist/ lives. A browser's own
+ * LanguageModel is replaced (Chromium ships one that is often "unavailable"),
+ * unless the script tag says data-native="prefer".
+ */
+export function install(baseURL, script) {
+  const { config, boot, keepNative } = configFromScript(script);
+  const client = new WorkerClient(new URL('worker.mjs', baseURL).href, config);
+  useClient(client);
+  const globals = {
+    LanguageModel, LanguageModelToolCall, LanguageModelToolSuccess, LanguageModelToolError,
+  };
+  if (!globalThis.QuotaExceededError) globals.QuotaExceededError = QuotaExceededError;
+  for (const [name, value] of Object.entries(globals)) {
+    if (!(keepNative && name in globalThis)) {
+      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+    }
+  }
+  const runtime = {
+    /** Choose the model ({model, dtype, device, contextWindow}) before the first call. */
+    configure: (options) => client.configure(options),
+    /** Start booting the runtime now (the default unless data-boot="lazy"). */
+    start: () => client.start(),
+  };
+  Object.defineProperty(globalThis, 'promptAPIRuntime', { value: runtime, configurable: true });
+  if (boot !== 'lazy') client.start();
+  return globals;
+}

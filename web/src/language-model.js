@@ -1,0 +1,261 @@
+// The LanguageModel interface. Methods convert their arguments (WebIDL), keep
+// page objects on this side, and run the spec's steps in the engine through
+// the worker; results and errors are created here, in the page's realm.
+
+import { invalidState, toPageError } from './errors.js';
+import { CreateMonitor } from './monitor.js';
+import {
+  convertCoreOptions, convertCreateOptions, convertPrompt, convertPromptOptions,
+  convertSignalOptions,
+} from './convert.js';
+import { toolCallFromWire } from './tools.js';
+import { isObject } from './webidl.js';
+
+const CONSTRUCT = Symbol('construct');
+let client = null;
+
+/** Set the worker client every session uses (done once by the entry point). */
+export function useClient(workerClient) {
+  client = workerClient;
+}
+
+function hasStickyActivation() {
+  const activation = navigator.userActivation;
+  return !!activation && (activation.isActive || activation.hasBeenActive);
+}
+
+function chunkFromWire(chunk) {
+  return typeof chunk === 'string' ? chunk : { type: 'tool-call', value: toolCallFromWire(chunk.toolCall) };
+}
+
+/**
+ * Run one engine request as a promise. It rejects at once with the abort
+ * reason when `signal` aborts (and tells the engine to stop). A request whose
+ * result changes session state (`settles`) is kept only if it was not aborted.
+ */
+function request(kind, payload, { signal, thrown, chunk, progress, settles = false, onKeep, onLate }) {
+  return new Promise((resolve, reject) => {
+    let finished = false;
+    const finish = () => {
+      finished = true;
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const id = client.call(kind, payload, {
+      settles,
+      progress,
+      chunk: (value) => { if (!finished) chunk?.(value); },
+      ret: (value) => {
+        if (settles) {
+          client.settle(id, !finished);
+          client.done(id);
+        }
+        if (finished) {
+          onLate?.(value);
+          return;
+        }
+        finish();
+        onKeep?.(value);
+        resolve(value);
+      },
+      thrown: (error) => {
+        if (finished) return;
+        finish();
+        reject(toPageError(error, thrown));
+      },
+    });
+    function onAbort() {
+      if (finished) return;
+      finish();
+      client.abort(id);
+      reject(signal.reason);
+    }
+    signal?.addEventListener('abort', onAbort);
+  });
+}
+
+/** A session the engine made for a call that was aborted meanwhile. */
+function destroySession({ session }) {
+  client.call('destroy', { session }, { ret() {}, thrown() {} });
+}
+
+export class LanguageModel extends EventTarget {
+  #session;
+  #contextUsage;
+  #contextWindow;
+  #samplingMode;
+  #destruction = new AbortController();
+  #oncontextoverflow = null;
+
+  constructor(token, info) {
+    if (token !== CONSTRUCT) throw new TypeError('Illegal constructor');
+    super();
+    this.#session = info.session;
+    this.#contextUsage = info.contextUsage;
+    this.#contextWindow = info.contextWindow;
+    this.#samplingMode = info.samplingMode;
+  }
+
+  static async availability(options = {}) {
+    const thrown = [];
+    const [converted] = convertCoreOptions(options, thrown);
+    return request('availability', { options: converted }, { thrown });
+  }
+
+  static async create(options = {}) {
+    const thrown = [];
+    const { options: converted, monitor, signal } = convertCreateOptions(options, thrown);
+    if (signal?.aborted) throw signal.reason;
+    let target = null;
+    if (monitor) {
+      target = new CreateMonitor();
+      monitor.call(undefined, target); // An exception rejects create() as-is.
+    }
+    const info = await request('create', { options: converted, activation: hasStickyActivation() }, {
+      signal,
+      thrown,
+      progress: (loaded) => target?.dispatchProgress(loaded),
+      onLate: destroySession,
+    });
+    return new LanguageModel(CONSTRUCT, info);
+  }
+
+  #check() {
+    if (!(#session in this)) throw new TypeError('Illegal invocation');
+  }
+
+  /** The composite of the destruction signal and the caller's; throws if aborted. */
+  #signal(...signals) {
+    const composite = AbortSignal.any([this.#destruction.signal, ...signals.filter(Boolean)]);
+    if (composite.aborted) throw composite.reason;
+    return composite;
+  }
+
+  #keep = ({ contextUsage, overflowed }) => {
+    this.#contextUsage = contextUsage;
+    if (overflowed) this.dispatchEvent(new Event('contextoverflow'));
+  };
+
+  /** Shared by prompt() and promptStreaming(): the engine's "prefill" then "generate". */
+  #prompt(input, options, chunk, stopSignal = null) {
+    const converted = convertPrompt(input);
+    const { constraint, omit, signal } = convertPromptOptions(options);
+    const composite = this.#signal(signal, stopSignal);
+    return request('prompt', { session: this.#session, input: converted, constraint, omit }, {
+      signal: composite, chunk, settles: true, onKeep: this.#keep,
+    });
+  }
+
+  async prompt(input, options = {}) {
+    this.#check();
+    // The spec's onChunk/onDone steps: text is concatenated; with tool calls,
+    // the result is the list of contents (Chromium: a string otherwise).
+    const contents = [];
+    let text = '';
+    let hasToolCall = false;
+    await this.#prompt(input, options, (wire) => {
+      const chunk = chunkFromWire(wire);
+      if (typeof chunk === 'string') {
+        text += chunk;
+        return;
+      }
+      hasToolCall = true;
+      if (text !== '') contents.push({ type: 'text', value: text });
+      text = '';
+      contents.push(chunk);
+    });
+    if (!hasToolCall) return text;
+    if (text !== '') contents.push({ type: 'text', value: text });
+    return contents;
+  }
+
+  promptStreaming(input, options = {}) {
+    this.#check();
+    // Conversion errors and an already-aborted signal throw synchronously.
+    const stopper = new AbortController();
+    let controller;
+    let open = true;
+    const stream = new ReadableStream({
+      start: (c) => { controller = c; },
+      cancel: () => {
+        open = false;
+        stopper.abort();
+      },
+    });
+    const operation = this.#prompt(input, options, (wire) => {
+      if (open) controller.enqueue(chunkFromWire(wire));
+    }, stopper.signal);
+    operation.then(() => open && controller.close(), (error) => open && controller.error(error));
+    return stream;
+  }
+
+  async append(input, options = {}) {
+    this.#check();
+    const converted = convertPrompt(input);
+    const { signal } = convertSignalOptions(options, 'LanguageModelAppendOptions');
+    const composite = this.#signal(signal);
+    await request('append', { session: this.#session, input: converted }, {
+      signal: composite, settles: true, onKeep: this.#keep,
+    });
+  }
+
+  async measureContextUsage(input, options = {}) {
+    this.#check();
+    const converted = convertPrompt(input);
+    const { constraint, omit, signal } = convertPromptOptions(options);
+    const composite = this.#signal(signal);
+    return request('measure', { session: this.#session, input: converted, constraint, omit }, {
+      signal: composite,
+    });
+  }
+
+  async clone(options = {}) {
+    this.#check();
+    const { signal } = convertSignalOptions(options, 'LanguageModelCloneOptions');
+    const composite = this.#signal(signal);
+    const info = await request('clone', { session: this.#session }, {
+      signal: composite, onLate: destroySession,
+    });
+    return new LanguageModel(CONSTRUCT, info);
+  }
+
+  destroy() {
+    this.#check();
+    if (this.#destruction.signal.aborted) return;
+    this.#destruction.abort(invalidState());
+    client.call('destroy', { session: this.#session }, { ret() {}, thrown() {} });
+  }
+
+  get contextUsage() {
+    this.#check();
+    return this.#contextUsage;
+  }
+
+  get contextWindow() {
+    this.#check();
+    return this.#contextWindow;
+  }
+
+  get samplingMode() {
+    this.#check();
+    return this.#samplingMode;
+  }
+
+  get oncontextoverflow() {
+    this.#check();
+    return this.#oncontextoverflow;
+  }
+
+  set oncontextoverflow(handler) {
+    this.#check();
+    if (this.#oncontextoverflow === null) {
+      this.addEventListener('contextoverflow', (event) => {
+        if (typeof this.#oncontextoverflow === 'function') this.#oncontextoverflow.call(this, event);
+      });
+    }
+    this.#oncontextoverflow = isObject(handler) ? handler : null;
+  }
+}
+
+Object.defineProperty(LanguageModel.prototype, Symbol.toStringTag, {
+  value: 'LanguageModel', configurable: true,
+});
