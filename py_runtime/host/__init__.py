@@ -1,0 +1,1 @@
+"""Host-side helpers for browser tests: static server, Chromium launch, WPT."""

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install everything on a fresh Debian-like machine and build dist/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x /usr/bin/chromium ]; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "No /usr/bin/chromium: Playwright's own Chromium will be used." >&2
+    NEED_MANAGED_CHROMIUM=1
+  fi
+fi
+python3 -m pip install -q --disable-pip-version-check -e ".[test]"
+if [ "${NEED_MANAGED_CHROMIUM:-0}" = 1 ]; then python3 -m playwright install chromium; fi
+npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+python3 build/build.py
