@@ -116,7 +116,8 @@ def build() -> None:
         for name in files:
             shutil.copy2(NODE_MODULES / package / name, DIST / folder / name)
     shutil.copytree(ROOT / "web" / "demo", DIST, dirs_exist_ok=True)
-    print(f"built {DIST.relative_to(ROOT)}/ ({sum(f.stat().st_size for f in DIST.rglob('*') if f.is_file()) / 1e6:.1f} MB)")
+    size = sum(f.stat().st_size for f in DIST.rglob("*") if f.is_file())
+    print(f"built {DIST.relative_to(ROOT)}/ ({size / 1e6:.1f} MB)")
 
 
 if __name__ == "__main__":

@@ -25,8 +25,9 @@ PROMPT_PAGE = """<!doctype html>
     try {{
       const session = await LanguageModel.create();
       for await (const chunk of session.promptStreaming({text})) {{
+        const call = chunk.value;
         await window.emitChunk(typeof chunk === 'string' ? chunk
-          : `\\n[tool call ${{chunk.value.callId}}] ${{chunk.value.name}}(${{JSON.stringify(chunk.value.arguments)}})`);
+          : `\\n[tool call ${{call.callId}}] ${{call.name}}(${{JSON.stringify(call.arguments)}})`);
       }}
       window.promptResult = {{ ok: true }};
     }} catch (error) {{
@@ -98,7 +99,9 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m py_runtime", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m py_runtime", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--dist", type=Path, default=DIST, help="the built dist/ folder")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("prompt", help="answer TEXT in headless Chromium, streamed")

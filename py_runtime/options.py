@@ -61,6 +61,11 @@ class LanguageModelOptions:
     initial_prompts: list[Message] = field(default_factory=list)
 
 
+def _double(value: float | str | None) -> float | None:
+    """An ``unrestricted double``: the shim sends Infinity and NaN as strings."""
+    return None if value is None else float(value)
+
+
 def _expected_list(raw: list[dict[str, Any]] | None) -> list[Expected] | None:
     if raw is None:
         return None
@@ -111,8 +116,8 @@ def _validate_tool(tool: dict[str, Any], tool_names: set[str]) -> ToolDeclaratio
 def validate_and_canonicalize_language_model_options(raw: dict[str, Any]) -> LanguageModelOptions:
     """The spec algorithm of that name, plus the initialPrompts step of create()."""
     options = LanguageModelOptions(
-        top_k=raw.get("topK"),
-        temperature=raw.get("temperature"),
+        top_k=_double(raw.get("topK")),
+        temperature=_double(raw.get("temperature")),
         sampling_mode=raw.get("samplingMode"),
         expected_inputs=_expected_list(raw.get("expectedInputs")),
         expected_outputs=_expected_list(raw.get("expectedOutputs")),

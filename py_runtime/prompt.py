@@ -36,6 +36,8 @@ def _tool_call(value: dict[str, Any]) -> ToolCall:
         if probe["isArray"] or probe["platform"] or probe["json"] is None:
             raise _data_error("Tool call arguments must serialize to a JSON object.")
         arguments = json.loads(probe["json"])
+        if not isinstance(arguments, dict):  # e.g. a Date, or a toJSON() giving a number
+            raise _data_error("Tool call arguments must serialize to a JSON object.")
     return ToolCall(value["callId"], value["name"], arguments)
 
 

@@ -38,7 +38,8 @@ class Worker:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def post(self, message: dict[str, Any]) -> None:
-        self._post(json.dumps(message, ensure_ascii=False))
+        # ASCII-only JSON: safe for any string, lone surrogates included.
+        self._post(json.dumps(message))
 
     def receive(self, text: str) -> None:
         """Entry point for every message from the page."""

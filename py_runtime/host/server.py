@@ -131,7 +131,7 @@ class StaticServer:
         if self._httpd is not None:
             return self
         handler = type("_BoundHandler", (_Handler,), {"static_server": self})
-        httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
+        httpd = _QuietHTTPServer(("127.0.0.1", self._port), handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -161,6 +161,16 @@ class StaticServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """Browsers drop connections (closing a page, cancelling a fetch): not errors."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class _Handler(BaseHTTPRequestHandler):

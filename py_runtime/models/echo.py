@@ -17,6 +17,11 @@ CONTEXT_WINDOW = 1000
 NON_TEXT_USAGE = 100
 
 
+def utf8_length(text: str) -> int:
+    """UTF-8 bytes; a lone surrogate (possible in a JS string) counts as U+FFFD would."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def echo_text(content: Content) -> str:
     """How one content part is echoed."""
     value = content.value
@@ -113,7 +118,7 @@ class EchoModel:
 
     def measure(self, messages: Sequence[Message]) -> int:
         return sum(
-            len(c.value.encode()) if isinstance(c.value, str) else NON_TEXT_USAGE
+            utf8_length(c.value) if isinstance(c.value, str) else NON_TEXT_USAGE
             for m in messages
             for c in m.content
         )

@@ -4,7 +4,7 @@
 import { describeToolValue } from './tools.js';
 import {
   abortSignal, attempt, dictionary, isIterableObject, isObject, jsonOrNull, required, sequence,
-  toDOMString, toDouble, toEnum, toObject,
+  toDOMString, toDouble, toEnum, toObject, wireDouble,
 } from './webidl.js';
 
 export const SAMPLING_MODES = [
@@ -79,11 +79,11 @@ export function convertCoreOptions(value, thrown) {
   const samplingMode = dict.samplingMode;
   if (samplingMode !== undefined) options.samplingMode = toEnum(samplingMode, SAMPLING_MODES, 'LanguageModelSamplingMode');
   const temperature = dict.temperature;
-  if (temperature !== undefined) options.temperature = toDouble(temperature);
+  if (temperature !== undefined) options.temperature = wireDouble(toDouble(temperature));
   const tools = dict.tools;
   options.tools = tools === undefined ? [] : sequence(tools, (t) => toolDeclaration(t, thrown), 'tools');
   const topK = dict.topK;
-  if (topK !== undefined) options.topK = toDouble(topK);
+  if (topK !== undefined) options.topK = wireDouble(toDouble(topK));
   return [options, dict];
 }
 

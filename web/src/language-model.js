@@ -116,7 +116,11 @@ export class LanguageModel extends EventTarget {
       progress: (loaded) => target?.dispatchProgress(loaded),
       onLate: destroySession,
     });
-    return new LanguageModel(CONSTRUCT, info);
+    const model = new LanguageModel(CONSTRUCT, info);
+    // The create signal stays tied to the session: aborting it later destroys
+    // the session with the signal's reason.
+    signal?.addEventListener('abort', () => model.#destroy(signal.reason), { once: true });
+    return model;
   }
 
   #check() {
@@ -220,9 +224,14 @@ export class LanguageModel extends EventTarget {
 
   destroy() {
     this.#check();
+    this.#destroy(invalidState());
+  }
+
+  /** Abort every pending and future call with `reason` and free the engine's session. */
+  #destroy(reason) {
     if (this.#destruction.signal.aborted) return;
-    this.#destruction.abort(invalidState());
-    client.call('destroy', { session: this.#session }, { ret() {}, thrown() {} });
+    this.#destruction.abort(reason);
+    destroySession({ session: this.#session });
   }
 
   get contextUsage() {

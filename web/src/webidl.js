@@ -25,6 +25,11 @@ export function toDouble(value) {
   return +value; // ToNumber: throws for symbols and BigInts.
 }
 
+/** An unrestricted double for the JSON wire: Infinity and NaN go as strings. */
+export function wireDouble(number) {
+  return Number.isFinite(number) ? number : String(number);
+}
+
 export function toObject(value, what) {
   if (!isObject(value)) throw new TypeError(`${what} is not an object.`);
   return value;

@@ -6,7 +6,24 @@
 const base = new URL('.', import.meta.url);
 const queue = [];
 let engine = null;
+let bootDone = () => {};
 
+// Pyodide can fail without settling loadPyodide(): when the wasm does not
+// instantiate, its instantiateWasm hook only logs "wasm instantiation failed!"
+// and the error with console.warn. Watch for that (and for any uncaught error)
+// while booting, so a broken install rejects the page's calls instead of hanging.
+const bootFailure = new Promise((_, reject) => {
+  const warn = console.warn;
+  let instantiationFailed = false;
+  console.warn = (...args) => {
+    warn.apply(console, args);
+    if (instantiationFailed) reject(args[0] instanceof Error ? args[0] : new Error(String(args[0])));
+    instantiationFailed ||= args[0] === 'wasm instantiation failed!';
+  };
+  self.addEventListener('unhandledrejection', (event) => reject(event.reason));
+  self.addEventListener('error', (event) => reject(event.error ?? new Error(event.message)));
+  bootDone = () => { console.warn = warn; };
+});
 const booting = (async () => {
   const started = performance.now();
   const { loadPyodide } = await import(new URL('pyodide/pyodide.mjs', base).href);
@@ -23,7 +40,8 @@ const booting = (async () => {
 async function init(config) {
   let pyodide;
   try {
-    pyodide = await booting;
+    pyodide = await Promise.race([booting, bootFailure]);
+    bootDone();
     const worker = pyodide.pyimport('py_runtime.worker');
     engine = worker.start(JSON.stringify(config), (text) => self.postMessage(text));
   } catch (error) {
