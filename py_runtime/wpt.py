@@ -251,6 +251,10 @@ class WptHost:
         server = self._servers.get(root)
         if server is None:
             mounts = {"/": root, "/_lm/": self.dist}
+            # Media the multimodal tests load, where the tree under test has none.
+            for folder in ("media", "images"):
+                if not (root / folder).is_dir():
+                    mounts[f"/{folder}/"] = RESOURCES_DIR / folder
             if self._model_dir is not None:
                 mounts[f"/_models/{self._model_dir.name}/"] = self._model_dir
             server = StaticServer(mounts, self._files()).start()

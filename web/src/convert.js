@@ -1,6 +1,7 @@
 // WebIDL conversion of the Prompt API's dictionaries and unions into the plain
 // data the engine reads (see py_runtime/options.py and py_runtime/prompt.py).
 
+import { EXTENSION_CONTEXT } from './extension.js';
 import { describeToolValue } from './tools.js';
 import {
   abortSignal, attempt, dictionary, isIterableObject, isObject, jsonOrNull, required, sequence,
@@ -78,11 +79,12 @@ export function convertCoreOptions(value, thrown) {
   if (expectedOutputs !== undefined) options.expectedOutputs = sequence(expectedOutputs, expected, 'expectedOutputs');
   const samplingMode = dict.samplingMode;
   if (samplingMode !== undefined) options.samplingMode = toEnum(samplingMode, SAMPLING_MODES, 'LanguageModelSamplingMode');
-  const temperature = dict.temperature;
+  // topK and temperature exist only in extension contexts; a window ignores them.
+  const temperature = EXTENSION_CONTEXT ? dict.temperature : undefined;
   if (temperature !== undefined) options.temperature = wireDouble(toDouble(temperature));
   const tools = dict.tools;
   options.tools = tools === undefined ? [] : sequence(tools, (t) => toolDeclaration(t, thrown), 'tools');
-  const topK = dict.topK;
+  const topK = EXTENSION_CONTEXT ? dict.topK : undefined;
   if (topK !== undefined) options.topK = wireDouble(toDouble(topK));
   return [options, dict];
 }

@@ -2,7 +2,8 @@
 
 import { WorkerClient } from './client.js';
 import { QuotaExceededError } from './errors.js';
-import { LanguageModel, useClient } from './language-model.js';
+import { EXTENSION_CONTEXT, addExtensionMembers } from './extension.js';
+import { LanguageModel, samplingOf, useClient } from './language-model.js';
 import {
   LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess,
 } from './tools.js';
@@ -27,6 +28,7 @@ export function install(baseURL, script) {
   const { config, boot, keepNative } = configFromScript(script);
   const client = new WorkerClient(new URL('worker.mjs', baseURL).href, config);
   useClient(client);
+  if (EXTENSION_CONTEXT) addExtensionMembers(LanguageModel, samplingOf);
   const globals = {
     LanguageModel, LanguageModelToolCall, LanguageModelToolSuccess, LanguageModelToolError,
   };

@@ -10,8 +10,12 @@ import {
 } from './convert.js';
 import { toolCallFromWire } from './tools.js';
 import { isObject } from './webidl.js';
+import { EXTENSION_CONTEXT, PARAMS } from './extension.js';
 
 const CONSTRUCT = Symbol('construct');
+
+/** topK and temperature of a session (read by the extension-only attributes). */
+export let samplingOf;
 let client = null;
 
 /** Set the worker client every session uses (done once by the entry point). */
@@ -83,6 +87,7 @@ export class LanguageModel extends EventTarget {
   #contextUsage;
   #contextWindow;
   #samplingMode;
+  #sampling;
   #destruction = new AbortController();
   #oncontextoverflow = null;
 
@@ -93,6 +98,11 @@ export class LanguageModel extends EventTarget {
     this.#contextUsage = info.contextUsage;
     this.#contextWindow = info.contextWindow;
     this.#samplingMode = info.samplingMode;
+    this.#sampling = info.sampling;
+  }
+
+  static {
+    samplingOf = (model) => model.#sampling;
   }
 
   static async availability(options = {}) {
@@ -116,7 +126,11 @@ export class LanguageModel extends EventTarget {
       progress: (loaded) => target?.dispatchProgress(loaded),
       onLate: destroySession,
     });
-    const model = new LanguageModel(CONSTRUCT, info);
+    const sampling = {
+      topK: Number(converted.topK ?? PARAMS.defaultTopK),
+      temperature: Number(converted.temperature ?? PARAMS.defaultTemperature),
+    };
+    const model = new LanguageModel(CONSTRUCT, { ...info, sampling });
     // The create signal stays tied to the session: aborting it later destroys
     // the session with the signal's reason.
     signal?.addEventListener('abort', () => model.#destroy(signal.reason), { once: true });
@@ -136,7 +150,9 @@ export class LanguageModel extends EventTarget {
 
   #keep = ({ contextUsage, overflowed }) => {
     this.#contextUsage = contextUsage;
-    if (overflowed) this.dispatchEvent(new Event('contextoverflow'));
+    if (!overflowed) return;
+    this.dispatchEvent(new Event('contextoverflow'));
+    if (EXTENSION_CONTEXT) this.dispatchEvent(new Event('quotaoverflow')); // the deprecated name
   };
 
   /** Shared by prompt() and promptStreaming(): the engine's "prefill" then "generate". */
@@ -219,7 +235,7 @@ export class LanguageModel extends EventTarget {
     const info = await request('clone', { session: this.#session }, {
       signal: composite, onLate: destroySession,
     });
-    return new LanguageModel(CONSTRUCT, info);
+    return new LanguageModel(CONSTRUCT, { ...info, sampling: this.#sampling });
   }
 
   destroy() {
