@@ -28,8 +28,9 @@ class ToolCall:
     arguments: dict[str, Any] | None
 
     def to_json(self) -> str:
+        """The call as JSON; absent arguments read as ``{}``."""
         return json.dumps(
-            {"callId": self.call_id, "name": self.name, "arguments": self.arguments},
+            {"callId": self.call_id, "name": self.name, "arguments": self.arguments or {}},
             ensure_ascii=False,
             separators=(",", ":"),
         )

@@ -4,8 +4,9 @@ Input is the shim's WebIDL conversion of a ``LanguageModelPrompt``: a string,
 or a list of ``{"role", "content", "prefix"}`` where ``content`` is a string or
 a list of ``{"type", "value"}`` and each value is a descriptor of the page
 object (``{"kind": "string", "string": ...}``, ``{"kind": "tool-call", ...}``,
-``{"kind": "image-source"}`` ...). Rules that need the live page object
-(IsArray, platform object, JSON serialisability) arrive as probe fields.
+``{"kind": "image-source", "decoded": true}`` ...). Rules that need the live page
+object (IsArray, platform object, JSON serialisability, whether media decodes)
+arrive as probe fields.
 """
 
 from __future__ import annotations
@@ -79,17 +80,23 @@ def _content(role: str, content: dict[str, Any], expected_types: list[str]) -> C
         raise _not_supported(f"Assistant messages cannot contain {kind}.")
     if kind == "text":
         if vkind != "string":
-            raise type_error("Text content must be a string.")
+            # Unlike the spec's TypeError (step 6.5.4), Chromium throws a
+            # SyntaxError here, and its WPT expects that (crbug.com/409615288).
+            raise PromptAPIError("SyntaxError", "Text content must be a string.")
         return Content("text", value["string"])
     if kind not in expected_types:
         raise _not_supported(f'"{kind}" input needs expectedInputs to include it.')
     if kind == "image":
         if vkind not in IMAGE_KINDS:
             raise type_error("Image content must be an ImageBitmapSource or BufferSource.")
+        if value.get("decoded") is False:
+            raise PromptAPIError("InvalidStateError", "The image could not be decoded.")
         return Content("image", Media(vkind))
     if kind == "audio":
         if vkind not in AUDIO_KINDS:
             raise type_error("Audio content must be an AudioBuffer, BufferSource or Blob.")
+        if value.get("decoded") is False:
+            raise _data_error("The audio could not be decoded.")
         return Content("audio", Media(vkind))
     if kind == "tool-call":
         if vkind != "tool-call":

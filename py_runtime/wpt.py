@@ -185,6 +185,12 @@ self.GLOBAL = {
 </script>"""
 
 
+def shim_script(shim_attrs: dict[str, str]) -> str:
+    """The script tag that loads the product, with its configuration."""
+    attrs = "".join(f' data-{name}="{html.escape(value)}"' for name, value in shim_attrs.items())
+    return f'<script src="/_lm/language-model.js"{attrs}></script>'
+
+
 def render_wrapper(test_file_name: str, meta: TestMetadata, shim_attrs: dict[str, str]) -> bytes:
     """Build the HTML page that runs one test file, like WPT's wrapper."""
     esc = html.escape
@@ -193,8 +199,7 @@ def render_wrapper(test_file_name: str, meta: TestMetadata, shim_attrs: dict[str
         parts.append(f"<title>{esc(meta.title, quote=False)}</title>")
     if meta.timeout_long:
         parts.append('<meta name="timeout" content="long">')
-    attrs = "".join(f' data-{name}="{esc(value)}"' for name, value in shim_attrs.items())
-    parts.append(f'<script src="/_lm/language-model.js"{attrs}></script>')
+    parts.append(shim_script(shim_attrs))
     if test_file_name.endswith(".any.js"):
         parts.append(_ANY_GLOBAL)
     parts.append('<script src="/resources/testharness.js"></script>')
@@ -258,6 +263,8 @@ class WptHost:
             if self._model_dir is not None:
                 mounts[f"/_models/{self._model_dir.name}/"] = self._model_dir
             server = StaticServer(mounts, self._files()).start()
+            # Pages of the tree itself (iframes, .html tests) get the shim too.
+            server.html_injection = shim_script(self.shim_attrs(server)).encode()
             self._servers[root] = server
         return server
 

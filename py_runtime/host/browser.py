@@ -14,6 +14,7 @@ CHROMIUM_ARGS: list[str] = [
     "--disable-sync",
     "--disable-quic",
     "--no-sandbox",
+    "--js-flags=--expose-gc",  # WPT's garbage-collection tests call gc()
 ]
 
 WEBGPU_ARGS: list[str] = ["--enable-unsafe-webgpu"]

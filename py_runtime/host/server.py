@@ -49,6 +49,16 @@ def guess_type(path: str) -> str:
     return guessed or "application/octet-stream"
 
 
+def inject_after_doctype(page: bytes, markup: bytes) -> bytes:
+    """Insert ``markup`` at the top of an HTML page, after its doctype if any."""
+    head = page[:200].lower()
+    start = head.find(b"<!doctype")
+    if start == -1:
+        return markup + page
+    end = page.index(b">", start) + 1
+    return page[:end] + markup + page[end:]
+
+
 def _normalize_prefix(prefix: str) -> str:
     """Make a mount prefix start and end with a slash."""
     prefix = "/" + prefix.strip("/")
@@ -65,6 +75,8 @@ class StaticServer:
         port: int = 0,
     ) -> None:
         self._lock = threading.Lock()
+        #: Markup put at the top of every .html file served from a mount.
+        self.html_injection: bytes | None = None
         self._mounts: dict[str, Path] = {}
         self._files: dict[str, Path | bytes] = {}
         for prefix, directory in mounts.items():
@@ -218,6 +230,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found(send_body)
             return
         content_type = guess_type(url_path if isinstance(content, bytes) else content.name)
+        inject = self.static_server.html_injection
+        if inject and isinstance(content, Path) and content.suffix in (".html", ".htm"):
+            content = inject_after_doctype(content.read_bytes(), inject)
         if isinstance(content, bytes):
             self._send_headers(HTTPStatus.OK, content_type, len(content))
             if send_body:

@@ -130,8 +130,28 @@ def test_role_rule_comes_before_the_expected_types_rule():
     [{"kind": "blob"}, {"kind": "image-source"}, tool_call_value(), tool_success_value()],
     ids=["blob", "image-source", "tool-call", "tool-success"],
 )
-def test_non_string_text_is_type_error(value):
-    assert error_name([user([part("text", value)])]) == "TypeError"
+def test_non_string_text_is_syntax_error_as_in_chromium(value):
+    """The spec says TypeError; Chromium and its WPT say SyntaxError."""
+    assert error_name([user([part("text", value)])]) == "SyntaxError"
+
+
+@pytest.mark.parametrize(
+    ("type_", "kind", "name"),
+    [
+        ("image", "blob", "InvalidStateError"),
+        ("image", "buffer-source", "InvalidStateError"),
+        ("audio", "blob", "DataError"),
+        ("audio", "buffer-source", "DataError"),
+    ],
+)
+def test_media_that_does_not_decode_is_rejected(type_, kind, name):
+    content = [part(type_, {"kind": kind, "decoded": False})]
+    assert error_name([user(content)], [type_, "text"]) == name
+
+
+def test_media_that_decodes_is_accepted():
+    content = [part("image", {"kind": "blob", "decoded": True})]
+    assert canonical([user(content)], ["image", "text"])[0].content[0].type == "image"
 
 
 @pytest.mark.parametrize(

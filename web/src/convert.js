@@ -40,37 +40,45 @@ function expected(value) {
  * `? Get` / `? IsArray` / `? serialize` on the schema; do them in that order,
  * stopping where the engine's steps would stop.
  */
-function probeSchema(schema, thrown) {
+function probeSchema(schema, call) {
   const probe = {};
-  const type = attempt(thrown, () => schema.type);
+  const type = attempt(call.thrown, () => schema.type);
   probe.type = 'threw' in type ? type : type.value === 'object' ? 'object' : 'other';
   if (probe.type !== 'object') return probe;
-  const properties = attempt(thrown, () => schema.properties);
+  const properties = attempt(call.thrown, () => schema.properties);
   probe.properties = 'threw' in properties ? properties
     : properties.value === undefined ? 'undefined' : isObject(properties.value) ? 'object' : 'other';
   if (typeof probe.properties !== 'string' || probe.properties === 'other') return probe;
-  const requiredList = attempt(thrown, () => {
+  const requiredList = attempt(call.thrown, () => {
     const value = schema.required;
     return value === undefined ? 'undefined' : Array.isArray(value) ? 'array' : 'other';
   });
   probe.required = 'threw' in requiredList ? requiredList : requiredList.value;
   if (typeof probe.required !== 'string' || probe.required === 'other') return probe;
-  const json = attempt(thrown, () => JSON.stringify(schema) ?? null);
+  const json = attempt(call.thrown, () => JSON.stringify(schema) ?? null);
   probe.json = 'threw' in json ? json : json.value;
   return probe;
 }
 
-function toolDeclaration(value, thrown) {
+function toolDeclaration(value, call) {
   const what = 'LanguageModelToolDeclaration';
   const dict = dictionary(value, what);
   const description = toDOMString(required(dict.description, 'description', what));
   const inputSchema = toObject(required(dict.inputSchema, 'inputSchema', what), 'inputSchema');
   const name = toDOMString(required(dict.name, 'name', what));
-  return { name, description, inputSchema: probeSchema(inputSchema, thrown) };
+  return { name, description, inputSchema: probeSchema(inputSchema, call) };
 }
 
-/** LanguageModelCreateCoreOptions; returns [engine data, members the shim keeps]. */
-export function convertCoreOptions(value, thrown) {
+/**
+ * The state of one call's conversion: page exceptions the engine may rethrow
+ * (by index), and media values to decode before the engine sees them.
+ */
+export function newCall() {
+  return { thrown: [], media: [] };
+}
+
+/** LanguageModelCreateCoreOptions; returns [engine data, the dictionary]. */
+export function convertCoreOptions(value, call) {
   const dict = dictionary(value, 'LanguageModelCreateCoreOptions');
   const options = {};
   const expectedInputs = dict.expectedInputs;
@@ -83,18 +91,18 @@ export function convertCoreOptions(value, thrown) {
   const temperature = EXTENSION_CONTEXT ? dict.temperature : undefined;
   if (temperature !== undefined) options.temperature = wireDouble(toDouble(temperature));
   const tools = dict.tools;
-  options.tools = tools === undefined ? [] : sequence(tools, (t) => toolDeclaration(t, thrown), 'tools');
+  options.tools = tools === undefined ? [] : sequence(tools, (t) => toolDeclaration(t, call), 'tools');
   const topK = EXTENSION_CONTEXT ? dict.topK : undefined;
   if (topK !== undefined) options.topK = wireDouble(toDouble(topK));
   return [options, dict];
 }
 
 /** LanguageModelCreateOptions: the core options, then initialPrompts, monitor, signal. */
-export function convertCreateOptions(value, thrown) {
-  const [options, dict] = convertCoreOptions(value, thrown);
+export function convertCreateOptions(value, call) {
+  const [options, dict] = convertCoreOptions(value, call);
   const initialPrompts = dict.initialPrompts;
   options.initialPrompts = initialPrompts === undefined ? []
-    : sequence(initialPrompts, message, 'initialPrompts');
+    : sequence(initialPrompts, (m) => message(m, call), 'initialPrompts');
   const monitor = dict.monitor;
   if (monitor !== undefined && typeof monitor !== 'function') {
     throw new TypeError("The 'monitor' member is not a function.");
@@ -118,24 +126,31 @@ function messageValue(value) {
   return { kind: 'string', string: toDOMString(value) };
 }
 
+const MEDIA_KINDS = ['blob', 'image-source', 'audio-buffer', 'buffer-source'];
+
 const IMAGE_SOURCES = [
   'HTMLImageElement', 'SVGImageElement', 'HTMLVideoElement', 'HTMLCanvasElement', 'ImageBitmap',
   'ImageData', 'OffscreenCanvas', 'VideoFrame',
 ];
 
-function messageContent(value) {
+function messageContent(value, call) {
   const what = 'LanguageModelMessageContent';
   const dict = dictionary(value, what);
   const type = toEnum(required(dict.type, 'type', what), MESSAGE_TYPES, 'LanguageModelMessageType');
-  return { type, value: messageValue(required(dict.value, 'value', what)) };
+  const raw = required(dict.value, 'value', what);
+  const described = messageValue(raw);
+  if ((type === 'image' || type === 'audio') && MEDIA_KINDS.includes(described.kind)) {
+    call.media.push({ type, value: raw, described });
+  }
+  return { type, value: described };
 }
 
-function message(value) {
+function message(value, call) {
   const what = 'LanguageModelMessage';
   const dict = dictionary(value, what);
   const content = required(dict.content, 'content', what);
   const converted = isIterableObject(content)
-    ? sequence(content, messageContent, 'content')
+    ? sequence(content, (c) => messageContent(c, call), 'content')
     : toDOMString(content);
   const prefix = !!dict.prefix;
   const role = toEnum(required(dict.role, 'role', what), ROLES, 'LanguageModelMessageRole');
@@ -143,8 +158,8 @@ function message(value) {
 }
 
 /** LanguageModelPrompt: (sequence<LanguageModelMessage> or DOMString). */
-export function convertPrompt(value) {
-  return isIterableObject(value) ? sequence(value, message, 'input') : toDOMString(value);
+export function convertPrompt(value, call) {
+  return isIterableObject(value) ? sequence(value, (m) => message(m, call), 'input') : toDOMString(value);
 }
 
 /** The response constraint as the engine's prompt builder reads it. */

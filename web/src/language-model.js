@@ -6,8 +6,9 @@ import { invalidState, toPageError } from './errors.js';
 import { CreateMonitor } from './monitor.js';
 import {
   convertCoreOptions, convertCreateOptions, convertPrompt, convertPromptOptions,
-  convertSignalOptions,
+  convertSignalOptions, newCall,
 } from './convert.js';
+import { decodeMedia } from './media.js';
 import { toolCallFromWire } from './tools.js';
 import { isObject } from './webidl.js';
 import { EXTENSION_CONTEXT, PARAMS } from './extension.js';
@@ -36,44 +37,53 @@ function chunkFromWire(chunk) {
  * Run one engine request as a promise. It rejects at once with the abort
  * reason when `signal` aborts (and tells the engine to stop). A request whose
  * result changes session state (`settles`) is kept only if it was not aborted.
+ * The request is sent once `before` settles (media decoded, earlier calls sent).
  */
-function request(kind, payload, { signal, thrown, chunk, progress, settles = false, onKeep, onLate }) {
+function request(kind, payload, {
+  signal, call, before, chunk, progress, settles = false, onKeep, onLate,
+}) {
   return new Promise((resolve, reject) => {
     let finished = false;
+    let id = null;
     const finish = () => {
       finished = true;
       signal?.removeEventListener('abort', onAbort);
     };
-    const id = client.call(kind, payload, {
-      settles,
-      progress,
-      chunk: (value) => { if (!finished) chunk?.(value); },
-      ret: (value) => {
-        if (settles) {
-          client.settle(id, !finished);
-          client.done(id);
-        }
-        if (finished) {
-          onLate?.(value);
-          return;
-        }
-        finish();
-        onKeep?.(value);
-        resolve(value);
-      },
-      thrown: (error) => {
-        if (finished) return;
-        finish();
-        reject(toPageError(error, thrown));
-      },
-    });
     function onAbort() {
       if (finished) return;
       finish();
-      client.abort(id);
+      if (id !== null) client.abort(id);
       reject(signal.reason);
     }
     signal?.addEventListener('abort', onAbort);
+    const send = () => {
+      if (finished) return;
+      id = client.call(kind, payload, {
+        settles,
+        progress,
+        chunk: (value) => { if (!finished) chunk?.(value); },
+        ret: (value) => {
+          if (settles) {
+            client.settle(id, !finished);
+            client.done(id);
+          }
+          if (finished) {
+            onLate?.(value);
+            return;
+          }
+          finish();
+          onKeep?.(value);
+          resolve(value);
+        },
+        thrown: (error) => {
+          if (finished) return;
+          finish();
+          reject(toPageError(error, call?.thrown));
+        },
+      });
+    };
+    if (before) before.then(send);
+    else send();
   });
 }
 
@@ -89,6 +99,7 @@ export class LanguageModel extends EventTarget {
   #samplingMode;
   #sampling;
   #destruction = new AbortController();
+  #lastSend = Promise.resolve(); // calls reach the engine in call order
   #oncontextoverflow = null;
 
   constructor(token, info) {
@@ -106,14 +117,14 @@ export class LanguageModel extends EventTarget {
   }
 
   static async availability(options = {}) {
-    const thrown = [];
-    const [converted] = convertCoreOptions(options, thrown);
-    return request('availability', { options: converted }, { thrown });
+    const call = newCall();
+    const [converted] = convertCoreOptions(options, call);
+    return request('availability', { options: converted }, { call });
   }
 
   static async create(options = {}) {
-    const thrown = [];
-    const { options: converted, monitor, signal } = convertCreateOptions(options, thrown);
+    const call = newCall();
+    const { options: converted, monitor, signal } = convertCreateOptions(options, call);
     if (signal?.aborted) throw signal.reason;
     let target = null;
     if (monitor) {
@@ -122,7 +133,8 @@ export class LanguageModel extends EventTarget {
     }
     const info = await request('create', { options: converted, activation: hasStickyActivation() }, {
       signal,
-      thrown,
+      call,
+      before: decodeMedia(call.media),
       progress: (loaded) => target?.dispatchProgress(loaded),
       onLate: destroySession,
     });
@@ -148,6 +160,15 @@ export class LanguageModel extends EventTarget {
     return composite;
   }
 
+  /** Convert a prompt and start decoding its media; sent after the previous call. */
+  #input(input) {
+    const call = newCall();
+    const converted = convertPrompt(input, call);
+    const before = Promise.all([this.#lastSend, decodeMedia(call.media)]);
+    this.#lastSend = before;
+    return { call, converted, before };
+  }
+
   #keep = ({ contextUsage, overflowed }) => {
     this.#contextUsage = contextUsage;
     if (!overflowed) return;
@@ -157,11 +178,11 @@ export class LanguageModel extends EventTarget {
 
   /** Shared by prompt() and promptStreaming(): the engine's "prefill" then "generate". */
   #prompt(input, options, chunk, stopSignal = null) {
-    const converted = convertPrompt(input);
+    const { call, converted, before } = this.#input(input);
     const { constraint, omit, signal } = convertPromptOptions(options);
     const composite = this.#signal(signal, stopSignal);
     return request('prompt', { session: this.#session, input: converted, constraint, omit }, {
-      signal: composite, chunk, settles: true, onKeep: this.#keep,
+      signal: composite, call, before, chunk, settles: true, onKeep: this.#keep,
     });
   }
 
@@ -210,21 +231,21 @@ export class LanguageModel extends EventTarget {
 
   async append(input, options = {}) {
     this.#check();
-    const converted = convertPrompt(input);
+    const { call, converted, before } = this.#input(input);
     const { signal } = convertSignalOptions(options, 'LanguageModelAppendOptions');
     const composite = this.#signal(signal);
     await request('append', { session: this.#session, input: converted }, {
-      signal: composite, settles: true, onKeep: this.#keep,
+      signal: composite, call, before, settles: true, onKeep: this.#keep,
     });
   }
 
   async measureContextUsage(input, options = {}) {
     this.#check();
-    const converted = convertPrompt(input);
+    const { call, converted, before } = this.#input(input);
     const { constraint, omit, signal } = convertPromptOptions(options);
     const composite = this.#signal(signal);
     return request('measure', { session: this.#session, input: converted, constraint, omit }, {
-      signal: composite,
+      signal: composite, call, before,
     });
   }
 
@@ -232,8 +253,9 @@ export class LanguageModel extends EventTarget {
     this.#check();
     const { signal } = convertSignalOptions(options, 'LanguageModelCloneOptions');
     const composite = this.#signal(signal);
+    const before = this.#lastSend;
     const info = await request('clone', { session: this.#session }, {
-      signal: composite, onLate: destroySession,
+      signal: composite, before, onLate: destroySession,
     });
     return new LanguageModel(CONSTRUCT, { ...info, sampling: this.#sampling });
   }

@@ -45,6 +45,11 @@ globalThis.kValidResponseSchema = {
   properties: {Rating: {type: 'number', minimum: 0, maximum: 5}},
 };
 
+// Older suites' tolerance check: |actual - expected| <= delta.
+function isValueInRange(actual, expected, delta = 5) {
+  return Math.abs(actual - expected) <= delta;
+}
+
 let nextId = 0;
 const getId = () => nextId++;
 
