@@ -35,10 +35,11 @@ promise_test(async () => {
 promise_test(async () => {
   const session = await createLanguageModel({expectedInputs: [{type: 'image'}, {type: 'audio'}]});
   const canvas = document.createElement('canvas');
+  const audio = await (await fetch(kValidAudioPath)).arrayBuffer();
   const measured = await session.measureContextUsage([{
     role: 'user',
     content: [{type: 'text', value: 'a'}, {type: 'image', value: canvas},
-              {type: 'audio', value: new ArrayBuffer(8)}, {type: 'text', value: 'b'}],
+              {type: 'audio', value: audio}, {type: 'text', value: 'b'}],
   }]);
   assert_equals(measured, 202);
   const answer = await session.prompt([{
