@@ -43,6 +43,7 @@ def bundle(entry: str, outfile: str, fmt: str, define: dict[str, str] | None = N
         f"--format={fmt}",
         "--target=es2022",
         "--sourcemap",
+        "--keep-names",  # interface names (LanguageModel.name) are observable
         "--log-level=warning",
         f"--outfile={DIST / outfile}",
         *defines,

@@ -9,11 +9,13 @@ how an aborted call leaves history, model context and usage as they were.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import PromptAPIError, quota_exceeded
+from .json_schema import check_prefix, check_response_schema
 from .messages import Content, Message
 from .models.base import Chunk, ModelAdapter, ModelState, StopCallback
 from .options import LanguageModelOptions, get_expected_content_types
@@ -138,6 +140,11 @@ class Session:
         expected_types = get_expected_content_types(self.options.expected_inputs or [])
         messages = validate_and_canonicalize_prompt(prompt, expected_types, has_appended)
         check_regexp_prefix(messages, constraint)
+        if constraint is not None and constraint["kind"] == "json-schema":
+            schema = json.loads(constraint["json"])
+            check_response_schema(schema)
+            if messages[-1].prefix:
+                check_prefix(schema, messages[-1].text())
         if constraint is not None and not omit:
             messages = with_response_constraint(messages, constraint)
         return messages

@@ -102,7 +102,8 @@ export class LanguageModel extends EventTarget {
   #lastSend = Promise.resolve(); // calls reach the engine in call order
   #oncontextoverflow = null;
 
-  constructor(token, info) {
+  // Defaults keep `LanguageModel.length` 0: the interface has no constructor.
+  constructor(token = undefined, info = undefined) {
     if (token !== CONSTRUCT) throw new TypeError('Illegal constructor');
     super();
     this.#session = info.session;

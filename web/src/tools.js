@@ -3,7 +3,7 @@
 // either key is accepted in the init dictionaries (`callId` wins if both are set).
 
 import {
-  describeAny, dictionary, isPlatformObject, jsonOrNull, required, sequence,
+  describeAny, dictionary, isPlatformObject, required, sequence, strictJsonOrNull,
   toDOMString, toEnum, toObject,
 } from './webidl.js';
 
@@ -50,7 +50,7 @@ export class LanguageModelToolCall {
       arguments: args === null ? null : {
         isArray: Array.isArray(args),
         platform: isPlatformObject(args),
-        json: jsonOrNull(args),
+        json: strictJsonOrNull(args),
       },
     };
     });

@@ -78,10 +78,30 @@ export function attempt(thrown, operation) {
   }
 }
 
-/** JSON text of a value, or null when it cannot be serialised (DataError cases). */
+/** JSON text of a value, or null when it cannot be serialised (JSON.stringify throws). */
 export function jsonOrNull(value) {
   try {
     return JSON.stringify(value) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function rejectNonJson(key, value) {
+  if (typeof value === 'function' || typeof value === 'symbol') {
+    throw new TypeError(`${typeof value} values are not JSON`);
+  }
+  return value;
+}
+
+/**
+ * JSON text of a tool value, or null: unlike JSON.stringify, a function or
+ * symbol anywhere inside makes it unserialisable rather than being dropped
+ * (tool-call arguments and results must be data, spec step 6.5.7-8).
+ */
+export function strictJsonOrNull(value) {
+  try {
+    return JSON.stringify(value, rejectNonJson) ?? null;
   } catch {
     return null;
   }
@@ -112,5 +132,5 @@ export function describeAny(value) {
   if (typeof value === 'string') return { kind: 'string', string: value };
   if (isPlatformObject(value)) return { kind: 'platform', json: null };
   const kind = Array.isArray(value) ? 'array' : isObject(value) ? 'object' : 'primitive';
-  return { kind, json: jsonOrNull(value) };
+  return { kind, json: strictJsonOrNull(value) };
 }
