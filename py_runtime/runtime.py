@@ -49,22 +49,22 @@ class Runtime:
             raise PromptAPIError("InvalidStateError", "The session has been destroyed.")
         return session
 
-    def _availability(self, raw_options: dict[str, Any]) -> tuple[Any, Availability | None]:
+    async def _availability(self, raw_options: dict[str, Any]) -> tuple[Any, Availability | None]:
         options = validate_and_canonicalize_language_model_options(raw_options)
         availability = compute_language_model_options_availability(
-            options, self.model.availability(), self.model.capabilities
+            options, await self.model.availability(), self.model.capabilities
         )
         return options, availability
 
     async def availability(self, raw_options: dict[str, Any]) -> Availability:
         """``LanguageModel.availability()``; a transient failure (null) reads as unavailable."""
-        return self._availability(raw_options)[1] or "unavailable"
+        return (await self._availability(raw_options))[1] or "unavailable"
 
     async def create(
         self, raw_options: dict[str, Any], activation: bool, emit: Emit, stop: StopCallback
     ) -> dict[str, Any]:
         """``LanguageModel.create()``: validate, check availability, download, initialise."""
-        options, availability = self._availability(raw_options)
+        options, availability = await self._availability(raw_options)
         if availability is None or availability == "unavailable":
             raise PromptAPIError("NotSupportedError", "These options are not supported.")
         if availability != "available" and not activation:
@@ -80,12 +80,10 @@ class Runtime:
         await self.model.load(on_progress, stop)
         if stop():
             raise Aborted
-        initial_usage = self.model.measure(options.initial_prompts) + self.model.measure_tools(
-            options.tools
-        )
+        initial_usage = self.model.measure_initial(options.initial_prompts, options.tools)
         if initial_usage > self.model.context_window:
             raise quota_exceeded(initial_usage, self.model.context_window)
-        state = await self.model.new_state(options.initial_prompts, options.tools, stop)
+        state = await self.model.new_state(options, stop)
         on_progress(1)
         return self._add(Session(self.model, options, state, initial_usage))
 

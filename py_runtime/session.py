@@ -228,7 +228,7 @@ class Session:
     async def clone(self, stop: StopCallback) -> Session:
         """Clone step 13: a new session over the same context, independent afterwards."""
         context = [*self.options.initial_prompts, *(m for e in self.history for m in e.messages)]
-        state = await self.model.new_state(context, self.options.tools, stop)
+        state = await self.state.clone(context)
         return Session(
             self.model, self.options, state, self.initial_usage, self.history, self.context_usage
         )

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
 from ..messages import Message, ToolCall
-from ..options import Availability, Capabilities, ToolDeclaration
+from ..options import Availability, Capabilities, LanguageModelOptions, ToolDeclaration
 
 #: A generated chunk: text, or a tool call.
 Chunk = str | ToolCall
@@ -28,6 +28,9 @@ class ModelState(Protocol):
     def evict(self, messages: Sequence[Message]) -> None:
         """The session dropped these oldest history messages from the context."""
 
+    async def clone(self, context: Sequence[Message]) -> ModelState:
+        """An independent copy; ``context`` is the session's whole conversation."""
+
     def release(self) -> None: ...
 
 
@@ -37,7 +40,7 @@ class ModelAdapter(Protocol):
     @property
     def context_window(self) -> float: ...
 
-    def availability(self) -> Availability | None:
+    async def availability(self) -> Availability | None:
         """The "language model non-options availability"."""
 
     async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
@@ -45,9 +48,8 @@ class ModelAdapter(Protocol):
 
     def measure(self, messages: Sequence[Message]) -> int: ...
 
-    def measure_tools(self, tools: Sequence[ToolDeclaration]) -> int: ...
+    def measure_initial(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+        """Create step 7: the usage of the initial prompts and the tools."""
 
-    async def new_state(
-        self, messages: Sequence[Message], tools: Sequence[ToolDeclaration], stop: StopCallback
-    ) -> ModelState:
-        """A state holding ``messages`` (initial prompts, or a clone's whole context)."""
+    async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> ModelState:
+        """A state holding the initial prompts and tools, sampling as the options say."""

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from ..messages import Content, Message, ToolCall
-from ..options import Availability, Capabilities, ToolDeclaration
+from ..options import Availability, Capabilities, LanguageModelOptions, ToolDeclaration
 from .base import Chunk, ProgressCallback, StopCallback
 
 PREFIX = "On-device model is not available in Chromium, this API is just echoing back the input:\n"
@@ -90,6 +90,12 @@ class EchoState:
     def evict(self, messages: Sequence[Message]) -> None:
         """The echo model keeps no context beyond what it has still to echo."""
 
+    async def clone(self, context: Sequence[Message]) -> EchoState:
+        """The clone's first reply echoes the prefix and the whole conversation."""
+        clone = EchoState(self.tools)
+        await clone.prefill(context, lambda: False)
+        return clone
+
     def release(self) -> None:
         self.pending = []
 
@@ -110,7 +116,7 @@ class EchoModel:
     def context_window(self) -> float:
         return CONTEXT_WINDOW
 
-    def availability(self) -> Availability | None:
+    async def availability(self) -> Availability | None:
         return "available" if self.downloaded else "downloadable"
 
     async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
@@ -123,13 +129,12 @@ class EchoModel:
             for c in m.content
         )
 
-    def measure_tools(self, tools: Sequence[ToolDeclaration]) -> int:
-        return 0
+    def measure_initial(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+        """Tool declarations count nothing in Chromium's echo model."""
+        return self.measure(messages)
 
-    async def new_state(
-        self, messages: Sequence[Message], tools: Sequence[ToolDeclaration], stop: StopCallback
-    ) -> EchoState:
-        state = EchoState(tools)
-        if messages:
-            await state.prefill(messages, stop)
+    async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> EchoState:
+        state = EchoState(options.tools)
+        if options.initial_prompts:
+            await state.prefill(options.initial_prompts, stop)
         return state

@@ -27,7 +27,7 @@ from py_runtime.chat_template import (  # noqa: E402
 from py_runtime.messages import Content, Media, Message, ToolCall, ToolResponse  # noqa: E402
 from py_runtime.options import ToolDeclaration  # noqa: E402
 
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "tiny-qwen2-toolcall"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny-qwen2-toolcall"
 needs_fixture = pytest.mark.skipif(not FIXTURE.is_dir(), reason="tiny-qwen2-toolcall not found")
 
 WEATHER = {

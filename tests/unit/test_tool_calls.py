@@ -24,7 +24,7 @@ README_ANSWER = (
     '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>'
 )
 PARIS = ParsedCall("get_weather", {"location": "Paris"})
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "tiny-qwen2-toolcall"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny-qwen2-toolcall"
 
 
 def parse_chunks(chunks: Iterable[str], tools: set[str] = TOOLS) -> list[Segment]:

@@ -1,0 +1,202 @@
+"""The causal-LM adapter and its generation loop, on the fixture model under onnxruntime.
+
+The fixture (tests/fixtures/tiny-qwen2-toolcall, see its README) was trained to
+answer a few conversations exactly under greedy decoding, in every precision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("onnxruntime")
+
+from py_runtime.models.local import local_model  # noqa: E402
+from py_runtime.runtime import Runtime  # noqa: E402
+from py_runtime.session import Aborted  # noqa: E402
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny-qwen2-toolcall"
+DTYPES = ["fp32", "fp16", "q8", "int8", "q4", "q4f16"]
+SCHEMA = {
+    "type": "object",
+    "properties": {"location": {"type": "string", "description": "City name"}},
+    "required": ["location"],
+}
+WEATHER = {
+    "name": "get_weather",
+    "description": "Get the current weather for a location",
+    "inputSchema": {
+        "type": "object",
+        "properties": "object",
+        "required": "array",
+        "json": json.dumps(SCHEMA),
+    },
+}
+GREEDY = {"samplingMode": "most-predictable"}
+WITH_TOOLS = {
+    **GREEDY,
+    "expectedInputs": [{"type": "tool-response"}],
+    "expectedOutputs": [{"type": "tool-call"}],
+    "tools": [WEATHER],
+}
+
+
+def tool_success(call_id: str, result: dict[str, Any]) -> list[dict[str, Any]]:
+    value = {"kind": "object", "json": json.dumps(result)}
+    response = {
+        "kind": "tool-success",
+        "callId": call_id,
+        "name": "get_weather",
+        "result": [{"type": "object", "value": value}],
+    }
+    return [{"role": "user", "content": [{"type": "tool-response", "value": response}]}]
+
+
+class Harness:
+    """A Runtime over the fixture, driven like the worker drives it."""
+
+    def __init__(self, dtype: str) -> None:
+        self.model = local_model(FIXTURE, dtype)
+        self.runtime = Runtime(self.model)
+        self.loop = asyncio.new_event_loop()
+
+    def run(self, coroutine: Any) -> Any:
+        return self.loop.run_until_complete(coroutine)
+
+    def create(self, options: dict[str, Any]) -> int:
+        return self.run(self.runtime.create(options, True, lambda _: None, lambda: False))[
+            "session"
+        ]
+
+    def prompt(self, session: int, prompt: Any, stop: Any = lambda: False) -> list[Any]:
+        chunks: list[Any] = []
+
+        async def settle(_: Any) -> bool:
+            return True
+
+        emit = lambda m: chunks.append(m["chunk"]) if m["type"] == "chunk" else None  # noqa: E731
+        request = {"session": session, "input": prompt}
+        self.run(self.runtime.prompt(request, emit, settle, stop))
+        return chunks
+
+
+@pytest.fixture(scope="module", params=DTYPES)
+def harness(request: pytest.FixtureRequest) -> Harness:
+    return Harness(request.param)
+
+
+def text_of(chunks: list[Any]) -> str:
+    return "".join(c for c in chunks if isinstance(c, str))
+
+
+def test_plain_questions_are_answered_exactly(harness: Harness) -> None:
+    session = harness.create(GREEDY)
+    assert text_of(harness.prompt(session, "Hello!")) == "Hello! How can I help you today?"
+    session = harness.create(GREEDY)
+    answer = text_of(harness.prompt(session, "What is the capital of France?"))
+    assert answer == "The capital of France is Paris."
+
+
+def test_hello_with_a_tool_declared_is_still_text(harness: Harness) -> None:
+    chunks = harness.prompt(harness.create(WITH_TOOLS), "Hello!")
+    assert all(isinstance(c, str) for c in chunks)
+    assert text_of(chunks) == "Hello! How can I help you today?"
+
+
+def test_the_full_tool_loop(harness: Harness) -> None:
+    session = harness.create(WITH_TOOLS)
+    chunks = harness.prompt(session, "What is the weather like in Paris today?")
+    (call,) = [c["toolCall"] for c in chunks if isinstance(c, dict)]
+    assert text_of(chunks) == ""
+    assert call["name"] == "get_weather"
+    assert call["arguments"] == {"location": "Paris"}
+    assert call["callId"].startswith("call_")
+    reply = harness.prompt(
+        session, tool_success(call["callId"], {"temperature": 18, "condition": "sunny"})
+    )
+    assert text_of(reply) == "It is sunny and 18 degrees in Paris."
+
+
+def test_answers_stream_token_by_token() -> None:
+    harness = Harness("fp32")
+    chunks = harness.prompt(harness.create(GREEDY), "Hello!")
+    assert len(chunks) > 3
+    assert "".join(chunks) == "Hello! How can I help you today?"
+
+
+def test_a_second_turn_prefills_only_the_new_tokens() -> None:
+    harness = Harness("fp32")
+    session = harness.create(WITH_TOOLS)
+    state = harness.runtime.session(session).state
+    (call,) = [
+        c["toolCall"]
+        for c in harness.prompt(session, "What is the weather like in Paris today?")
+        if isinstance(c, dict)
+    ]
+    cached_before = list(state.cached)
+    forwarded_before = harness.model.backend.forwarded
+    result = {"temperature": 18, "condition": "sunny"}
+    harness.prompt(session, tool_success(call["callId"], result))
+    # The first turn stays in the cache; only what follows it was run, once each.
+    assert state.cached[: len(cached_before)] == cached_before
+    forwarded = harness.model.backend.forwarded - forwarded_before
+    assert forwarded == len(state.cached) - len(cached_before)
+    assert forwarded < len(cached_before)
+
+
+def test_an_aborted_prompt_leaves_the_session_as_it_was() -> None:
+    harness = Harness("fp32")
+    session = harness.create(GREEDY)
+    harness.prompt(session, "Hello!")
+    model_session = harness.runtime.session(session)
+    before = (model_session.context_usage, list(model_session.state.cached))
+    steps = iter(range(100))
+    with pytest.raises(Aborted):
+        harness.prompt(session, "What is the capital of France?", stop=lambda: next(steps) > 5)
+    assert (model_session.context_usage, model_session.state.cached) == before
+    assert harness.model.backend.cache_length(model_session.state.cache) == len(before[1])
+    answer = text_of(harness.prompt(session, "What is the capital of France?"))
+    assert answer == "The capital of France is Paris."
+
+
+def test_clone_copies_the_cache_and_is_independent() -> None:
+    harness = Harness("fp32")
+    session = harness.create(WITH_TOOLS)
+    (call,) = [
+        c["toolCall"]
+        for c in harness.prompt(session, "What is the weather like in Paris today?")
+        if isinstance(c, dict)
+    ]
+    clone = harness.run(harness.runtime.clone({"session": session}, lambda: False))["session"]
+    original, copy = harness.runtime.session(session).state, harness.runtime.session(clone).state
+    assert copy.cache != original.cache and copy.cached == original.cached
+    result = tool_success(call["callId"], {"temperature": 18, "condition": "sunny"})
+    assert text_of(harness.prompt(clone, result)) == "It is sunny and 18 degrees in Paris."
+    assert text_of(harness.prompt(session, result)) == "It is sunny and 18 degrees in Paris."
+
+
+def test_context_usage_counts_real_tokens() -> None:
+    harness = Harness("fp32")
+    session = harness.create(GREEDY)
+    measured = harness.run(harness.runtime.measure({"session": session, "input": "Hello!"}))
+    assert 0 < measured < 20
+    harness.prompt(session, "Hello!")
+    usage = harness.runtime.session(session).context_usage
+    assert usage >= measured
+    assert harness.runtime.session(session).context_window == 2048
+
+
+def test_missing_model_files_name_the_file(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{not json")
+    harness = Harness.__new__(Harness)
+    harness.model = local_model(tmp_path, "fp32")
+    harness.runtime = Runtime(harness.model)
+    harness.loop = asyncio.new_event_loop()
+    from py_runtime.errors import PromptAPIError
+
+    with pytest.raises(PromptAPIError, match="config.json is not valid JSON"):
+        harness.create(GREEDY)
