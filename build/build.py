@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,17 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
-ORT_FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
+ORT_FILES = (
+    "ort.wasm.min.mjs",
+    "ort-wasm-simd-threaded.mjs",
+    "ort-wasm-simd-threaded.wasm",
+    # WebGPU: ort.webgpu.min.mjs loads the asyncify build.
+    "ort.webgpu.min.mjs",
+    "ort-wasm-simd-threaded.asyncify.mjs",
+    "ort-wasm-simd-threaded.asyncify.wasm",
+)
+JINJA2 = "jinja2==3.1.6"
+MARKUPSAFE = "markupsafe==3.0.3"
 
 
 def run(*command: str | Path) -> None:
@@ -54,16 +65,26 @@ def wheels(into: Path) -> list[Path]:
     """The engine's wheel and micropip's (pure Python, for Pyodide's Python 3.13+)."""
     pip = (sys.executable, "-m", "pip", "--disable-pip-version-check", "-q")
     run(*pip, "wheel", "--no-deps", "-w", into, ROOT)
-    run(
-        *pip,
-        "download",
-        MICROPIP,
-        "--no-deps",
-        "--only-binary=:all:",
-        "--python-version",
-        "3.13",
-        "-d",
-        into,
+    for requirement in (MICROPIP, JINJA2):
+        run(
+            *pip,
+            "download",
+            requirement,
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            "3.13",
+            "-d",
+            into,
+        )
+    # markupsafe has no pure-Python wheel on PyPI; its build falls back to pure
+    # Python when the C compiler fails, which CC=/bin/false makes sure of.
+    env = {**os.environ, "CC": "/bin/false"}
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-binary", ":all:", MARKUPSAFE, "-w", str(into)],
+        check=True,
+        cwd=ROOT,
+        env=env,
     )
     return sorted(into.glob("*.whl"))
 
@@ -105,7 +126,11 @@ def build() -> None:
     packaged = sorted((DIST / "packages").glob("*.whl"))
     write_index(packaged)
     micropip = next(w for w in packaged if project_name(w) == "micropip")
-    build_info = {"micropip": f"packages/{micropip.name}", "requirements": ["py-runtime"]}
+    build_info = {
+        "micropip": f"packages/{micropip.name}",
+        "requirements": ["py-runtime"],
+        "modelRequirements": ["jinja2", "markupsafe"],
+    }
     bundle("entry-classic.js", "language-model.js", "iife")
     bundle("language-model.mjs", "language-model.mjs", "esm")
     bundle("worker/worker.mjs", "worker.mjs", "esm", {"BUILD": json.dumps(build_info)})

@@ -59,8 +59,11 @@ Ranges = tuple[tuple[int, int], ...]
 @functools.cache
 def _all_code_points() -> str:
     """Every code point, surrogates included, as one string (about 0.05 s)."""
+    numbers = array("I", range(_MAX_CODE_POINT + 1))
+    if numbers.itemsize != 4:  # not on CPython's usual platforms nor on wasm32
+        return "".join(map(chr, numbers))
     codec = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
-    return array("I", range(_MAX_CODE_POINT + 1)).tobytes().decode(codec, "surrogatepass")
+    return numbers.tobytes().decode(codec, "surrogatepass")
 
 
 def _runs(mask: bytes) -> Ranges:
@@ -513,21 +516,16 @@ class Tokenizer:
     def _build_merges(self, merges: list[Any]) -> dict[int, int]:
         """Map ``left * stride + right`` to ``rank * stride + merged`` (later wins)."""
         vocab, stride = self._vocab, self._stride
-        table: dict[int, int] = {}
-        for rank, merge in enumerate(merges):
-            if isinstance(merge, str):
-                parts = merge.split(" ")
-                if len(parts) != 2:
-                    raise ValueError(f"bad merge: {merge!r}")
-                left, right = parts
-            else:
-                left, right = merge
-            try:
-                key = vocab[left] * stride + vocab[right]
-                table[key] = rank * stride + vocab[left + right]
-            except KeyError as error:
-                raise ValueError(f"merge token not in the vocabulary: {error}") from None
-        return table
+        pairs = (m.split(" ") if isinstance(m, str) else m for m in merges)
+        try:
+            return {
+                vocab[left] * stride + vocab[right]: rank * stride + vocab[left + right]
+                for rank, (left, right) in enumerate(pairs)
+            }
+        except KeyError as error:
+            raise ValueError(f"merge token not in the vocabulary: {error}") from None
+        except (TypeError, ValueError):
+            raise ValueError("a merge is not a pair of tokens") from None
 
     # --- encoding
 
@@ -636,9 +634,9 @@ class Tokenizer:
                 last_unk = False
                 continue
             if self._byte_fallback:
-                byte_ids = [vocab.get(f"<0x{b:02X}>") for b in char.encode("utf-8")]
-                if None not in byte_ids:
-                    symbols.extend(byte_ids)  # type: ignore[arg-type]
+                names = [f"<0x{b:02X}>" for b in char.encode("utf-8")]
+                if all(name in vocab for name in names):
+                    symbols.extend(vocab[name] for name in names)
                     last_unk = False
                     continue
             if self._unk is not None and self._unk in vocab:

@@ -110,6 +110,7 @@ class Worker:
         raise PromptAPIError("OperationError", f"Unknown request kind {kind!r}.")
 
 
-def start(config_json: str, post: Callable[[str], None]) -> Worker:
-    """Called once by the worker script after Pyodide booted."""
-    return Worker(Runtime(create_model(json.loads(config_json))), post)
+def start(config_json: str, post: Callable[[str], None], create_backend: Any = None) -> Worker:
+    """Called once by the worker script after Pyodide booted; ``create_backend``
+    is ONNX Runtime Web's factory (web/worker/ort-backend.mjs) for real models."""
+    return Worker(Runtime(create_model(json.loads(config_json), create_backend)), post)

@@ -94,7 +94,7 @@ class OnnxRuntimeBackend:
         state.length = length
         state.logits = None
 
-    def clone(self, cache: int) -> int:
+    async def clone(self, cache: int) -> int:
         source = self._caches[cache]
         self._next += 1
         self._caches[self._next] = _Cache(

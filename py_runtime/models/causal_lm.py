@@ -309,7 +309,7 @@ class CausalLMState:
             self.model,
             list(self.conversation),
             self.tools,
-            self.backend.clone(self.cache),
+            await self.backend.clone(self.cache),
             list(self.cached),
             self.sampling,
         )

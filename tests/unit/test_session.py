@@ -48,9 +48,9 @@ def test_omitted_constraint_input_is_neither_echoed_nor_counted(echo):
 
 def test_constraint_goes_to_the_last_user_message(echo):
     session = echo.create()
-    prompt = [user("u1"), user("u2"), assistant("{ \"a\": ", prefix=True)]
+    prompt = [user("u1"), user("u2"), assistant('{ "a": ', prefix=True)]
     assert echo.prompt(session, prompt, constraint=json_schema(SCHEMA)).text == (
-        P + "u1u2" + SCHEMA_TEXT + "{ \"a\": "
+        P + "u1u2" + SCHEMA_TEXT + '{ "a": '
     )
 
 

@@ -324,14 +324,28 @@ def test_fixture_vocabulary_matches_tokenizers(qwen: Tokenizer, qwen_ref: Any) -
     assert qwen.special_ids() == {4091, 4092, 4093}
 
 
+def byte_token_ids(tokenizer: Tokenizer) -> dict[int, int]:
+    """The id of the one-byte token of each byte (GPT-2's byte-to-character map)."""
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    others = [b for b in range(256) if b not in printable]
+    chars = {b: chr(b) for b in printable} | {b: chr(256 + i) for i, b in enumerate(others)}
+    ids = {b: tokenizer.token_to_id(char) for b, char in chars.items()}
+    return {b: i for b, i in ids.items() if i is not None}
+
+
+def random_byte_ids(tokenizer: Tokenizer, count: int, seed: int) -> list[list[int]]:
+    """Sequences of one-byte tokens, mostly non-ASCII: truncated and invalid UTF-8."""
+    by_byte = byte_token_ids(tokenizer)
+    assert len(by_byte) == 256
+    pool = [by_byte[b] for b in [*range(0x80, 0x100), 0x41, 0x20, 0x0A]]
+    rng = random.Random(seed)
+    return [rng.choices(pool, k=rng.randint(1, 12)) for _ in range(count)]
+
+
 @needs_fixture
 def test_fixture_random_bytes_decode_like_tokenizers(qwen: Tokenizer, qwen_ref: Any) -> None:
     """Invalid UTF-8 is replaced exactly as Rust's from_utf8_lossy does."""
-    byte_ids = [qwen.token_to_id(qwen.id_to_token(i) or "") for i in range(256)]
-    rng = random.Random(7)
-    for _ in range(300):
-        ids = [rng.choice(byte_ids[120:]) for _ in range(rng.randint(1, 12))]
-        ids = [i for i in ids if i is not None]
+    for ids in random_byte_ids(qwen, 500, seed=7):
         assert qwen.decode(ids) == qwen_ref.decode(ids, skip_special_tokens=False)
 
 
@@ -555,10 +569,7 @@ def test_stream_decoder_holds_back_split_characters(qwen: Tokenizer) -> None:
 @needs_fixture
 def test_stream_decoder_invalid_bytes_like_decode(qwen: Tokenizer) -> None:
     """Random byte tokens (truncated and invalid sequences): the same replacements."""
-    byte_ids = [qwen.token_to_id(qwen.id_to_token(i) or "") for i in range(256)]
-    rng = random.Random(11)
-    for _ in range(500):
-        ids = [i for i in rng.choices(byte_ids, k=rng.randint(1, 10)) if i is not None]
+    for ids in random_byte_ids(qwen, 1000, seed=11):
         stream = StreamDecoder(qwen)
         text = "".join(stream.feed(i) for i in ids) + stream.flush()
         assert text == qwen.decode(ids)

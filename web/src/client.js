@@ -39,7 +39,12 @@ export class WorkerClient {
     this.start();
     if (!this.#initialized) {
       this.#initialized = true;
-      this.#post({ kind: 'init', config: this.#config });
+      const { model } = this.#config;
+      // A model folder's URL is relative to the page, not to the worker.
+      const config = model && model !== 'echo'
+        ? { ...this.#config, model: new URL(model, document.baseURI).href }
+        : this.#config;
+      this.#post({ kind: 'init', config });
     }
     const id = this.#nextId++;
     if (this.#bootError) {

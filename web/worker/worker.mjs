@@ -42,8 +42,16 @@ async function init(config) {
   try {
     pyodide = await Promise.race([booting, bootFailure]);
     bootDone();
+    let createBackend;
+    if ((config.model ?? 'echo') !== 'echo') {
+      // Real models need the chat-template engine and ONNX Runtime Web.
+      const micropip = pyodide.pyimport('micropip');
+      await micropip.install(BUILD.modelRequirements);
+      micropip.destroy();
+      ({ createOrtBackend: createBackend } = await import('./ort-backend.mjs'));
+    }
     const worker = pyodide.pyimport('py_runtime.worker');
-    engine = worker.start(JSON.stringify(config), (text) => self.postMessage(text));
+    engine = worker.start(JSON.stringify(config), (text) => self.postMessage(text), createBackend);
   } catch (error) {
     const message = `The Prompt API runtime failed to start: ${error?.message ?? error}`;
     self.postMessage(JSON.stringify({ type: 'boot-error', error: { name: 'OperationError', message } }));

@@ -1,0 +1,241 @@
+// ONNX Runtime Web behind the engine's Backend seam (py_runtime/backends/base.py).
+// KV caches live here as ORT tensors, addressed by integer handles; the logits of
+// the last position stay here too, and the next token is chosen here, so no
+// per-token work over the vocabulary happens in Python.
+
+// Bundled into dist/worker.mjs: the ORT files are in dist/ort/.
+const base = new URL('./', import.meta.url);
+
+const FLOAT16 = new Float32Array(1);
+const FLOAT16_BITS = new Uint32Array(FLOAT16.buffer);
+
+function halfToFloat(bits) {
+  const sign = (bits & 0x8000) << 16;
+  const exponent = (bits >> 10) & 0x1f;
+  const mantissa = bits & 0x3ff;
+  if (exponent === 0) return (sign ? -1 : 1) * mantissa * 2 ** -24;
+  if (exponent === 0x1f) FLOAT16_BITS[0] = sign | 0x7f800000 | (mantissa << 13);
+  else FLOAT16_BITS[0] = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  return FLOAT16[0];
+}
+
+/** The last row of a [1, n, vocab] logits tensor, as float32. */
+function lastLogits(tensor) {
+  const vocab = tensor.dims.at(-1);
+  const row = tensor.data.subarray(tensor.data.length - vocab);
+  if (row instanceof Float32Array) return row.slice();
+  if (row instanceof Uint16Array) return Float32Array.from(row, halfToFloat);
+  return Float32Array.from(row); // Float16Array and the like
+}
+
+function argmax(logits) {
+  let best = 0;
+  for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+  return best;
+}
+
+/** Top-k sampling with temperature (k is small: a sorted insertion list suffices). */
+function sample(logits, topK, temperature) {
+  const top = [];
+  for (let i = 0; i < logits.length; i++) {
+    const value = logits[i];
+    if (top.length === topK && value <= logits[top[topK - 1]]) continue;
+    let at = top.length === topK ? topK - 1 : top.length;
+    while (at > 0 && logits[top[at - 1]] < value) {
+      top[at] = top[at - 1];
+      at--;
+    }
+    top[at] = i;
+  }
+  const max = logits[top[0]];
+  const weights = top.map((i) => Math.exp((logits[i] - max) / temperature));
+  let pick = Math.random() * weights.reduce((a, b) => a + b, 0);
+  for (let j = 0; j < top.length; j++) {
+    pick -= weights[j];
+    if (pick <= 0) return top[j];
+  }
+  return top.at(-1);
+}
+
+async function fetchBytes(url, onProgress) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const total = Number(response.headers.get('Content-Length')) || 0;
+  const reader = response.body.getReader();
+  const parts = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    loaded += value.length;
+    if (total) onProgress?.(loaded / total);
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return bytes;
+}
+
+async function exists(url) {
+  const response = await fetch(url, { method: 'HEAD' });
+  return response.ok;
+}
+
+/**
+ * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any) into
+ * an InferenceSession on `device` ('wasm' or 'webgpu').
+ */
+export async function createOrtBackend({ modelURL, file, device, kvHeads, headDim, kvType, onProgress }) {
+  const webgpu = device === 'webgpu';
+  if (webgpu && !(await navigator.gpu?.requestAdapter())) {
+    throw new Error('WebGPU was asked for, but this browser has no WebGPU adapter.');
+  }
+  const ort = await import(new URL(webgpu ? 'ort/ort.webgpu.min.mjs' : 'ort/ort.wasm.min.mjs', base).href);
+  ort.env.wasm.wasmPaths = new URL('ort/', base).href;
+  ort.env.wasm.numThreads = self.crossOriginIsolated ? navigator.hardwareConcurrency : 1;
+  const url = new URL(file, modelURL).href;
+  const model = await fetchBytes(url, onProgress);
+  const externalData = [];
+  if (await exists(`${url}_data`)) {
+    const name = file.split('/').pop();
+    externalData.push({ path: `${name}_data`, data: await fetchBytes(`${url}_data`) });
+  }
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: [device],
+    externalData,
+    graphOptimizationLevel: 'all',
+    ...(webgpu && { preferredOutputLocation: 'gpu-buffer' }),
+  });
+  return new OrtBackend(ort, session, webgpu, { kvHeads, headDim, kvType });
+}
+
+export class OrtBackend {
+  #ort;
+  #session;
+  #webgpu;
+  #pastInputs;
+  #caches = new Map();
+  #next = 0;
+
+  #kv;
+
+  constructor(ort, session, webgpu, kv) {
+    this.#ort = ort;
+    this.#session = session;
+    this.#webgpu = webgpu;
+    this.#kv = kv;
+    this.#pastInputs = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
+    /** Positions run through the model, in total (read by tests of KV reuse). */
+    this.forwarded = 0;
+  }
+
+  /** Past tensors of length 0, shaped [1, kv heads, 0, head dim] from the model's config. */
+  #emptyPast() {
+    const { kvHeads, headDim, kvType } = this.#kv;
+    const past = {};
+    for (const name of this.#pastInputs) {
+      const data = kvType === 'float16' ? new Uint16Array(0) : new Float32Array(0);
+      past[name] = new this.#ort.Tensor(kvType, data, [1, kvHeads, 0, headDim]);
+    }
+    return past;
+  }
+
+  newCache() {
+    this.#next += 1;
+    this.#caches.set(this.#next, { past: this.#emptyPast(), length: 0, logits: null, keep: null });
+    return this.#next;
+  }
+
+  /** Apply a pending truncation: copy the first `keep` positions of every past tensor. */
+  async #applyTruncation(cache) {
+    if (cache.keep === null) return;
+    const keep = cache.keep;
+    cache.keep = null;
+    for (const [name, tensor] of Object.entries(cache.past)) {
+      const [batch, heads, length, headDim] = tensor.dims;
+      const data = this.#webgpu ? await tensor.getData() : tensor.data;
+      const kept = new data.constructor(batch * heads * keep * headDim);
+      for (let h = 0; h < batch * heads; h++) {
+        kept.set(data.subarray(h * length * headDim, (h * length + keep) * headDim), h * keep * headDim);
+      }
+      tensor.dispose?.();
+      cache.past[name] = new this.#ort.Tensor(tensor.type, kept, [batch, heads, keep, headDim]);
+    }
+    cache.length = keep;
+  }
+
+  async forward(handle, ids) {
+    const cache = this.#caches.get(handle);
+    await this.#applyTruncation(cache);
+    const count = ids.length;
+    const total = cache.length + count;
+    const Tensor = this.#ort.Tensor;
+    const feeds = {
+      input_ids: new Tensor('int64', BigInt64Array.from(ids, BigInt), [1, count]),
+      attention_mask: new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
+      position_ids: new Tensor('int64',
+        BigInt64Array.from({ length: count }, (_, i) => BigInt(cache.length + i)), [1, count]),
+      ...cache.past,
+    };
+    const outputs = await this.#session.run(feeds);
+    const logits = outputs.logits;
+    cache.logits = lastLogits(this.#webgpu ? { dims: logits.dims, data: await logits.getData() } : logits);
+    logits.dispose?.();
+    for (const tensor of Object.values(cache.past)) tensor.dispose?.();
+    cache.past = {};
+    for (const [name, tensor] of Object.entries(outputs)) {
+      if (name.startsWith('present.')) cache.past[name.replace('present.', 'past_key_values.')] = tensor;
+    }
+    cache.length = total;
+    this.forwarded += count;
+  }
+
+  nextToken(handle, topK, temperature) {
+    const { logits } = this.#caches.get(handle);
+    return topK <= 1 || temperature <= 0 ? argmax(logits) : sample(logits, topK, temperature);
+  }
+
+  cacheLength(handle) {
+    const cache = this.#caches.get(handle);
+    return cache.keep ?? cache.length;
+  }
+
+  truncate(handle, length) {
+    const cache = this.#caches.get(handle);
+    if (length < (cache.keep ?? cache.length)) {
+      cache.keep = length;
+      cache.logits = null;
+    }
+  }
+
+  async clone(handle) {
+    const source = this.#caches.get(handle);
+    await this.#applyTruncation(source);
+    const past = {};
+    for (const [name, tensor] of Object.entries(source.past)) {
+      const data = this.#webgpu ? await tensor.getData() : tensor.data;
+      past[name] = new this.#ort.Tensor(tensor.type, data.slice(), tensor.dims);
+    }
+    this.#next += 1;
+    this.#caches.set(this.#next, {
+      past, length: source.length, logits: source.logits?.slice() ?? null, keep: null,
+    });
+    return this.#next;
+  }
+
+  release(handle) {
+    const cache = this.#caches.get(handle);
+    for (const tensor of Object.values(cache?.past ?? {})) tensor.dispose?.();
+    this.#caches.delete(handle);
+  }
+
+  /** Release every cache and the session (page teardown). */
+  async close() {
+    for (const handle of [...this.#caches.keys()]) this.release(handle);
+    await this.#session.release();
+  }
+}
