@@ -191,7 +191,12 @@ def shim_script(shim_attrs: dict[str, str]) -> str:
     return f'<script src="/_lm/language-model.js"{attrs}></script>'
 
 
-def render_wrapper(test_file_name: str, meta: TestMetadata, shim_attrs: dict[str, str]) -> bytes:
+def render_wrapper(
+    test_file_name: str,
+    meta: TestMetadata,
+    shim_attrs: dict[str, str],
+    timeout_multiplier: float = 1,
+) -> bytes:
     """Build the HTML page that runs one test file, like WPT's wrapper."""
     esc = html.escape
     parts = ["<!doctype html>", "<meta charset=utf-8>"]
@@ -204,6 +209,8 @@ def render_wrapper(test_file_name: str, meta: TestMetadata, shim_attrs: dict[str
         parts.append(_ANY_GLOBAL)
     parts.append('<script src="/resources/testharness.js"></script>')
     parts.append('<script src="/resources/testharnessreport.js"></script>')
+    if timeout_multiplier != 1:  # as wptrunner's --timeout-multiplier
+        parts.append(f"<script>setup({{timeout_multiplier: {timeout_multiplier:g}}});</script>")
     parts.extend(f'<script src="{esc(src)}"></script>' for src in meta.scripts)
     # As in WPT, the log div comes first, so the test runs with a document.body.
     parts.append("<div id=log></div>")
@@ -221,7 +228,9 @@ class WptHost:
         dtype: str | None = None,
         device: str | None = None,
         testharness: Path | None = None,
+        timeout_multiplier: float = 1,
     ) -> None:
+        self.timeout_multiplier = timeout_multiplier
         self.dist = Path(dist) if dist is not None else DEFAULT_DIST
         self.testharness = Path(testharness) if testharness is not None else DEFAULT_TESTHARNESS
         if not self.testharness.is_file():
@@ -290,7 +299,7 @@ class WptHost:
         prefix = "/" if relative_dir == "." else f"/{relative_dir}/"
         page_path = prefix + wrapper_name(path.name)
         meta = read_metadata(path.read_text(encoding="utf-8"))
-        server.add_file(page_path, render_wrapper(path.name, meta, self.shim_attrs(server)))
+        server.add_file(page_path, render_wrapper(path.name, meta, self.shim_attrs(server), self.timeout_multiplier))
         return server.url + quote(page_path)
 
     def close(self) -> None:
@@ -472,6 +481,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--testharness", type=Path, default=DEFAULT_TESTHARNESS, help="testharness.js to serve"
     )
+    parser.add_argument(
+        "--timeout-multiplier",
+        type=float,
+        help="scale testharness and per-file timeouts (default 10 with --device webgpu, else 1)",
+    )
     return parser.parse_args(argv)
 
 
@@ -489,7 +503,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (args.dist / "language-model.js").is_file():
         print(f"warning: {args.dist / 'language-model.js'} does not exist", file=sys.stderr)
     try:
-        host = WptHost(args.dist, args.model, args.dtype, args.device, args.testharness)
+        multiplier = args.timeout_multiplier or (10 if args.device == "webgpu" else 1)
+        host = WptHost(
+            args.dist, args.model, args.dtype, args.device, args.testharness, multiplier
+        )
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -506,7 +523,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"== {test_file}", file=sys.stderr, flush=True)
                 context = browser.new_context()
                 try:
-                    result = run_wpt_file(context.new_page(), host, test_file, args.timeout)
+                    timeout = args.timeout * multiplier
+                    result = run_wpt_file(context.new_page(), host, test_file, timeout)
                 finally:
                     context.close()
                 results.append(result)

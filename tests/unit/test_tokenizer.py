@@ -302,6 +302,27 @@ def test_fixture_fuzz_matches_tokenizers(qwen: Tokenizer, qwen_ref: Any) -> None
         assert_same(qwen, qwen_ref, text)
 
 
+PINNED = {  # ids from tokenizers 0.23.3, so these run without it
+    "Hello world! It's 12345 apples.": [
+        3330, 335, 317, 269, 1287, 0, 1647, 910, 220, 16, 17, 18, 19, 20, 1591, 274, 82, 13,
+    ],
+    "<|im_start|>user\nHello!<|im_end|>\n<|im_start|>assistant\n": [
+        4092, 1920, 198, 3330, 335, 0, 4093, 198, 4092, 1952, 607, 925, 198,
+    ],
+    '<tool_call>\n{"name": "get_weather"}\n</tool_call>': [
+        4094, 198, 90, 1, 373, 1657, 332, 397, 982, 68, 2380, 1, 2464, 4095,
+    ],
+    "café 😀": [716, 69, 127, 102, 220, 172, 253, 246, 222],
+}  # fmt: skip
+
+
+@needs_fixture
+@pytest.mark.parametrize("text", list(PINNED))
+def test_fixture_pinned_ids(qwen: Tokenizer, text: str) -> None:
+    assert qwen.encode(text) == PINNED[text]
+    assert qwen.decode(PINNED[text]) == text
+
+
 @needs_fixture
 def test_fixture_chat_prompt_uses_special_ids(qwen: Tokenizer) -> None:
     ids = qwen.encode(CHATS["chat-weather-result"])
