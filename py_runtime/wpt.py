@@ -299,7 +299,8 @@ class WptHost:
         prefix = "/" if relative_dir == "." else f"/{relative_dir}/"
         page_path = prefix + wrapper_name(path.name)
         meta = read_metadata(path.read_text(encoding="utf-8"))
-        server.add_file(page_path, render_wrapper(path.name, meta, self.shim_attrs(server), self.timeout_multiplier))
+        page = render_wrapper(path.name, meta, self.shim_attrs(server), self.timeout_multiplier)
+        server.add_file(page_path, page)
         return server.url + quote(page_path)
 
     def close(self) -> None:
@@ -504,9 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"warning: {args.dist / 'language-model.js'} does not exist", file=sys.stderr)
     try:
         multiplier = args.timeout_multiplier or (10 if args.device == "webgpu" else 1)
-        host = WptHost(
-            args.dist, args.model, args.dtype, args.device, args.testharness, multiplier
-        )
+        host = WptHost(args.dist, args.model, args.dtype, args.device, args.testharness, multiplier)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
