@@ -1,0 +1,118 @@
+"""The fixture model behind LanguageModel in Chromium, on ONNX Runtime Web (wasm).
+
+Runs tests/wpt-models/ with the fixture as the page's model in every dtype, and
+checks that the page and CPython's onnxruntime, running the same generation loop,
+give the same answers (greedy) for the same conversations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserType, Page
+
+from py_runtime.host.browser import WEBGPU_ARGS, launch_args
+from py_runtime.wpt import WptHost, run_wpt_file  # noqa: I001
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DIST = REPO_ROOT / "dist"
+FIXTURE = REPO_ROOT / "tests" / "fixtures" / "tiny-qwen2-toolcall"
+WPT_FILE = (
+    REPO_ROOT
+    / "tests"
+    / "wpt-models"
+    / "ai"
+    / "language-model"
+    / ("tiny-qwen2-toolcall.tentative.https.window.js")
+)
+DTYPES = ["fp32", "fp16", "q8", "int8", "q4", "q4f16"]
+PROMPTS = [
+    "Hello!",
+    "What is the capital of France?",
+    "What is the weather like in Paris today?",
+    "Tell me about the sea.",
+]
+
+if not (DIST / "language-model.js").is_file():
+    pytest.skip("dist/ is missing: run `python3 build/build.py`", allow_module_level=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fixture_wpt_file_passes(page: Page, dtype: str) -> None:
+    with WptHost(DIST, model=str(FIXTURE), dtype=dtype) as host:
+        result = run_wpt_file(page, host, WPT_FILE)
+    assert result.harness_status == "OK", result.harness_message
+    failures = [f"{t.status} {t.name}: {t.message}" for t in result.subtests if t.status != "PASS"]
+    assert not failures and result.subtests, "\n".join(failures)
+
+
+def cpython_answers(dtype: str) -> list[str]:
+    """The same prompts through the engine and onnxruntime under CPython."""
+    pytest.importorskip("onnxruntime")
+    from py_runtime.models.local import local_model
+    from py_runtime.runtime import Runtime
+
+    async def run() -> list[str]:
+        runtime = Runtime(local_model(FIXTURE, dtype))
+        answers = []
+        for prompt in PROMPTS:
+            info = await runtime.create(
+                {"samplingMode": "most-predictable"}, True, lambda _: None, lambda: False
+            )
+            messages: list[dict] = []
+
+            async def keep(_: object) -> bool:
+                return True
+
+            request = {"session": info["session"], "input": prompt}
+            await runtime.prompt(request, messages.append, keep, lambda: False)
+            answers.append("".join(m["chunk"] for m in messages if m["type"] == "chunk"))
+        return answers
+
+    # A thread of its own: pytest-playwright keeps an event loop running here.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "q4"])
+def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
+    expected = cpython_answers(dtype)
+    page_html = f"""<!doctype html><meta charset=utf-8>
+    <script src="/_lm/language-model.js" data-model="/_models/{FIXTURE.name}/"
+            data-dtype="{dtype}"></script><button id=go>go</button>"""
+    with WptHost(DIST, model=str(FIXTURE), dtype=dtype) as host:
+        server = host.server_for(FIXTURE.parent)
+        server.add_file("/parity.html", page_html.encode())
+        page.goto(f"{server.url}/parity.html")
+        page.click("#go")
+        answers = page.evaluate(
+            """async (prompts) => {
+              const answers = [];
+              for (const prompt of prompts) {
+                const session = await LanguageModel.create({samplingMode: 'most-predictable'});
+                answers.push(await session.prompt(prompt));
+              }
+              return answers;
+            }""",
+            PROMPTS,
+        )
+    assert answers == expected
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "q4"])
+def test_fixture_wpt_file_passes_on_webgpu(browser_type: BrowserType, dtype: str) -> None:
+    """WebGPU through Chromium's software adapter (--enable-unsafe-webgpu): correctness only."""
+    browser = browser_type.launch(**launch_args(WEBGPU_ARGS))
+    try:
+        with WptHost(
+            DIST, model=str(FIXTURE), dtype=dtype, device="webgpu", timeout_multiplier=10
+        ) as host:
+            result = run_wpt_file(browser.new_page(), host, WPT_FILE, timeout=1200)
+    finally:
+        browser.close()
+    assert result.harness_status == "OK", result.harness_message
+    failures = [f"{t.status} {t.name}: {t.message}" for t in result.subtests if t.status != "PASS"]
+    assert not failures and result.subtests, "\n".join(failures)
