@@ -4,6 +4,11 @@
 navigation start to the first ``create()`` resolving, with the runtime booted
 at script load (``eager``, the default) or at the first call (``lazy``), for a
 page that creates a session as soon as it can and for one that waits a second.
+
+``python -m py_runtime.bench speed --model DIR [--dtype q4] [--threads 1 2]``
+measures prefill and decode tokens/s of a model folder, in the page (ONNX
+Runtime Web, wasm) and under CPython (onnxruntime), alternating, with the same
+code (``py_runtime.speed``).
 """
 
 from __future__ import annotations
@@ -66,6 +71,73 @@ def startup(runs: int, dist: Path) -> dict[str, dict[str, list[float]]]:
     return results
 
 
+SPEED_PAGE = """<!doctype html><meta charset=utf-8>
+<script src="/language-model.js" data-model="/_model/" data-dtype="{dtype}"
+        data-threads="{threads}"></script>
+"""
+
+
+def speed(
+    model: Path, dtype: str, threads: list[int], runs: int, prompt: int, decode: int, dist: Path
+) -> dict[str, dict[str, list[float]]]:
+    """Prefill and decode tokens/s per system and thread count (page and CPython)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from playwright.sync_api import sync_playwright
+
+    from .host.browser import launch_args
+    from .host.server import StaticServer
+    from .models.local import local_model
+    from .speed import measure_speed
+
+    async def native(count: int) -> list[dict]:
+        lm = local_model(model, dtype, threads=count)
+        await lm.load(lambda _: None, lambda: False)
+        await measure_speed(lm, prompt, decode)  # warm-up
+        return [await measure_speed(lm, prompt, decode) for _ in range(runs)]
+
+    results: dict[str, dict[str, list[float]]] = {}
+
+    def record(system: str, samples: list[dict]) -> None:
+        entry = results.setdefault(system, {"prefill": [], "decode": []})
+        entry["prefill"] += [s["prefillTokensPerSecond"] for s in samples]
+        entry["decode"] += [s["decodeTokensPerSecond"] for s in samples]
+
+    pages = {
+        f"/speed-{count}.html": SPEED_PAGE.format(dtype=dtype, threads=count).encode()
+        for count in threads
+    }
+    with (
+        StaticServer({"/": dist, "/_model/": model}, pages) as server,
+        sync_playwright() as playwright,
+        ThreadPoolExecutor(1) as pool,
+    ):
+        browser = playwright.chromium.launch(**launch_args())
+        for count in threads:
+            page = browser.new_page()
+            page.goto(f"{server.url}/speed-{count}.html")
+            samples = page.evaluate(
+                """async ([runs, promptTokens, decodeTokens]) => {
+                  await promptAPIRuntime.benchmark({promptTokens, decodeTokens});  // warm-up
+                  const samples = [];
+                  for (let i = 0; i < runs; i++) {
+                    samples.push(await promptAPIRuntime.benchmark({promptTokens, decodeTokens}));
+                  }
+                  return samples;
+                }""",
+                [runs, prompt, decode],
+            )
+            page.close()
+            record(f"page wasm, {count} thread(s)", samples)
+            record(
+                f"CPython onnxruntime, {count} thread(s)",
+                pool.submit(asyncio.run, native(count)).result(),
+            )
+        browser.close()
+    return results
+
+
 def summary(values: list[float]) -> str:
     return f"{statistics.median(values):8.0f} ({min(values):.0f}-{max(values):.0f})"
 
@@ -77,7 +149,36 @@ def main(argv: list[str] | None = None) -> int:
     cold = commands.add_parser("startup", help="page load to the first create() resolving")
     cold.add_argument("--runs", type=int, default=5)
     cold.add_argument("--json", type=Path, help="also write the raw numbers here")
+    rate = commands.add_parser("speed", help="prefill/decode tokens/s, page vs CPython")
+    rate.add_argument("--model", type=Path, required=True, help="a model folder")
+    rate.add_argument("--dtype", default="q4")
+    rate.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    rate.add_argument("--runs", type=int, default=5)
+    rate.add_argument("--prompt-tokens", type=int, default=512)
+    rate.add_argument("--decode-tokens", type=int, default=128)
+    rate.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args(argv)
+    if args.command == "speed":
+        results = speed(
+            args.model.resolve(),
+            args.dtype,
+            args.threads,
+            args.runs,
+            args.prompt_tokens,
+            args.decode_tokens,
+            args.dist,
+        )
+        print(
+            f"{args.model.name} {args.dtype}: prefill {args.prompt_tokens} tokens, "
+            f"decode {args.decode_tokens} (greedy, eos ignored)"
+        )
+        print(f"{'system':<36}{'prefill tok/s':>22}{'decode tok/s':>22}")
+        for system, values in results.items():
+            print(f"{system:<36}{summary(values['prefill']):>22}{summary(values['decode']):>22}")
+        print(f"medians of {args.runs} runs (min-max), after one warm-up run")
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2))
+        return 0
     results = startup(args.runs, args.dist)
     print(f"{'boot-create delay':<20}{'load to create() ms':>26}{'call to create() ms':>26}")
     for name, variant in results.items():

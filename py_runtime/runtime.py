@@ -153,6 +153,18 @@ class Runtime:
             raise Aborted
         return self._add(clone)
 
+    async def benchmark(
+        self, request: dict[str, Any], emit: Emit, stop: StopCallback
+    ) -> dict[str, Any]:
+        """Prefill/decode speed of the loaded model (``promptAPIRuntime.benchmark()``)."""
+        from .models.causal_lm import CausalLM
+        from .speed import measure_speed
+
+        if not isinstance(self.model, CausalLM):
+            raise PromptAPIError("NotSupportedError", "Benchmarks need a real model.")
+        await self.model.load(lambda loaded: None, stop)
+        return await measure_speed(self.model, request["promptTokens"], request["decodeTokens"])
+
     def destroy(self, session_id: int) -> None:
         session = self.sessions.pop(session_id, None)
         if session is not None:

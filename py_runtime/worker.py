@@ -107,6 +107,8 @@ class Worker:
             return await runtime.clone(request, stop)
         if kind == "destroy":
             return runtime.destroy(request["session"])
+        if kind == "benchmark":
+            return await runtime.benchmark(request, emit, stop)
         raise PromptAPIError("OperationError", f"Unknown request kind {kind!r}.")
 
 

@@ -79,6 +79,7 @@ def web_model(config: dict[str, Any], create_backend: Any) -> CausalLM:
             "modelURL": WebFiles(base_url).base_url,
             "file": model_file(dtype),
             "device": device,
+            "threads": int(config.get("threads") or 0),
             "kvHeads": int(model_config.get("num_key_value_heads", heads)),
             "headDim": head_dim,
             "kvType": "float16" if dtype in HALF_KV_DTYPES else "float32",

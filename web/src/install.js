@@ -1,7 +1,7 @@
 // Installs the globals and starts the runtime worker.
 
 import { WorkerClient } from './client.js';
-import { QuotaExceededError } from './errors.js';
+import { QuotaExceededError, toPageError } from './errors.js';
 import { EXTENSION_CONTEXT, addExtensionMembers } from './extension.js';
 import { LanguageModel, samplingOf, useClient } from './language-model.js';
 import {
@@ -12,7 +12,7 @@ import {
 function configFromScript(script) {
   const data = script?.dataset ?? {};
   const config = {};
-  for (const key of ['model', 'dtype', 'device', 'contextWindow']) {
+  for (const key of ['model', 'dtype', 'device', 'contextWindow', 'threads']) {
     if (data[key] !== undefined) config[key] = data[key];
   }
   return { config, boot: data.boot ?? 'eager', keepNative: data.native === 'prefer' };
@@ -43,6 +43,12 @@ export function install(baseURL, script) {
     configure: (options) => client.configure(options),
     /** Start booting the runtime now (the default unless data-boot="lazy"). */
     start: () => client.start(),
+    /** Prefill/decode speed of the configured real model: {promptTokens, decodeTokens}. */
+    benchmark: ({ promptTokens = 512, decodeTokens = 128 } = {}) => new Promise((resolve, reject) => {
+      client.call('benchmark', { promptTokens, decodeTokens }, {
+        ret: resolve, thrown: (error) => reject(toPageError(error)),
+      });
+    }),
   };
   Object.defineProperty(globalThis, 'promptAPIRuntime', { value: runtime, configurable: true });
   if (boot !== 'lazy') client.start();

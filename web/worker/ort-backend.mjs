@@ -89,14 +89,17 @@ async function exists(url) {
  * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any) into
  * an InferenceSession on `device` ('wasm' or 'webgpu').
  */
-export async function createOrtBackend({ modelURL, file, device, kvHeads, headDim, kvType, onProgress }) {
+export async function createOrtBackend({
+  modelURL, file, device, threads, kvHeads, headDim, kvType, onProgress,
+}) {
   const webgpu = device === 'webgpu';
   if (webgpu && !(await navigator.gpu?.requestAdapter())) {
     throw new Error('WebGPU was asked for, but this browser has no WebGPU adapter.');
   }
   const ort = await import(new URL(webgpu ? 'ort/ort.webgpu.min.mjs' : 'ort/ort.wasm.min.mjs', base).href);
   ort.env.wasm.wasmPaths = new URL('ort/', base).href;
-  ort.env.wasm.numThreads = self.crossOriginIsolated ? navigator.hardwareConcurrency : 1;
+  // Threads need cross-origin isolation (SharedArrayBuffer); default: every core.
+  ort.env.wasm.numThreads = self.crossOriginIsolated ? (threads || navigator.hardwareConcurrency) : 1;
   const url = new URL(file, modelURL).href;
   const model = await fetchBytes(url, onProgress);
   const externalData = [];
