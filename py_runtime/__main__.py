@@ -23,7 +23,7 @@ PROMPT_PAGE = """<!doctype html>
 <script>
   document.getElementById('go').addEventListener('click', async () => {{
     try {{
-      const session = await LanguageModel.create();
+      const session = await LanguageModel.create({options});
       for await (const chunk of session.promptStreaming({text})) {{
         const call = chunk.value;
         await window.emitChunk(typeof chunk === 'string' ? chunk
@@ -59,7 +59,10 @@ def prompt(args: argparse.Namespace) -> int:
     from .host.server import StaticServer
 
     attributes, mounts = model_attributes(args)
-    page_html = PROMPT_PAGE.format(attributes=attributes, text=json.dumps(args.text))
+    options = json.dumps({"samplingMode": args.sampling_mode} if args.sampling_mode else {})
+    page_html = PROMPT_PAGE.format(
+        attributes=attributes, text=json.dumps(args.text), options=options
+    )
     with (
         StaticServer({"/": args.dist, **mounts}, {"/_prompt.html": page_html.encode()}) as server,
         sync_playwright() as playwright,
@@ -109,6 +112,19 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--model", default="echo", help="echo (default), a model URL or folder")
     run.add_argument("--dtype", help="fp32, fp16, q8, int8, q4, q4f16")
     run.add_argument("--device", choices=("wasm", "webgpu"))
+    run.add_argument(
+        "--sampling-mode",
+        choices=(
+            "most-predictable",
+            "predictable",
+            "slightly-predictable",
+            "balanced",
+            "slightly-creative",
+            "creative",
+            "most-creative",
+        ),
+        help="the session's samplingMode (default: balanced)",
+    )
     run.add_argument("--timeout", type=float, default=300)
     run.set_defaults(handler=prompt)
     demo = commands.add_parser("serve", help="serve dist/ and its demo page")

@@ -8,6 +8,7 @@ give the same answers (greedy) for the same conversations.
 from __future__ import annotations
 
 import asyncio
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -77,7 +78,7 @@ def cpython_answers(dtype: str) -> list[str]:
         return pool.submit(asyncio.run, run()).result()
 
 
-@pytest.mark.parametrize("dtype", ["fp32", "q4"])
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
     expected = cpython_answers(dtype)
     page_html = f"""<!doctype html><meta charset=utf-8>
@@ -116,3 +117,85 @@ def test_fixture_wpt_file_passes_on_webgpu(browser_type: BrowserType, dtype: str
     assert result.harness_status == "OK", result.harness_message
     failures = [f"{t.status} {t.name}: {t.message}" for t in result.subtests if t.status != "PASS"]
     assert not failures and result.subtests, "\n".join(failures)
+
+
+def broken_model_error(page: Page, folder: Path) -> dict:
+    """availability() and the create() error for a model folder, in the page."""
+    with WptHost(DIST, model=str(folder), dtype="q4") as host:
+        server = host.server_for(folder.parent)
+        server.add_file(
+            "/broken.html",
+            f"""<!doctype html><script src="/_lm/language-model.js"
+            data-model="/_models/{folder.name}/" data-dtype="q4"></script>
+            <button id=go>go</button>""".encode(),
+        )
+        page.goto(f"{server.url}/broken.html")
+        page.click("#go")
+        return page.evaluate(
+            """async () => {
+              const availability = await LanguageModel.availability();
+              try { await LanguageModel.create(); return { availability }; }
+              catch (e) { return { availability, name: e.name, message: e.message }; }
+            }"""
+        )
+
+
+def test_a_missing_model_file_rejects_create_naming_it(page: Page, tmp_path: Path) -> None:
+    folder = tmp_path / "no-tokenizer"
+    shutil.copytree(FIXTURE, folder)
+    (folder / "tokenizer.json").unlink()
+    outcome = broken_model_error(page, folder)
+    assert outcome["availability"] == "downloadable"
+    assert outcome["name"] == "OperationError"
+    assert "tokenizer.json" in outcome["message"] and "missing" in outcome["message"]
+
+
+def test_a_malformed_model_file_rejects_create_naming_it(page: Page, tmp_path: Path) -> None:
+    folder = tmp_path / "bad-config"
+    shutil.copytree(FIXTURE, folder)
+    (folder / "config.json").write_text("{ not json")
+    outcome = broken_model_error(page, folder)
+    assert outcome["name"] == "OperationError"
+    assert "config.json" in outcome["message"] and "not valid JSON" in outcome["message"]
+
+
+def test_an_unreachable_model_is_unavailable(page: Page, tmp_path: Path) -> None:
+    folder = tmp_path / "empty-model"
+    folder.mkdir()
+    outcome = broken_model_error(page, folder)
+    assert outcome["availability"] == "unavailable"
+    assert outcome["name"] == "NotSupportedError"
+
+
+def test_external_weights_in_onnx_data_load(page: Page, tmp_path: Path) -> None:
+    """Large models keep their weights in onnx/model.onnx_data beside the graph."""
+    onnx = pytest.importorskip("onnx")
+    folder = tmp_path / "external-data"
+    shutil.copytree(FIXTURE, folder, ignore=shutil.ignore_patterns("*.onnx"))
+    graph = onnx.load(str(FIXTURE / "onnx" / "model.onnx"))
+    onnx.save_model(
+        graph,
+        str(folder / "onnx" / "model.onnx"),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="model.onnx_data",
+        size_threshold=0,
+    )
+    assert (folder / "onnx" / "model.onnx_data").stat().st_size > 1_000_000
+    with WptHost(DIST, model=str(folder), dtype="fp32") as host:
+        server = host.server_for(folder.parent)
+        server.add_file(
+            "/external.html",
+            f"""<!doctype html><script src="/_lm/language-model.js"
+            data-model="/_models/{folder.name}/" data-dtype="fp32"></script>
+            <button id=go>go</button>""".encode(),
+        )
+        page.goto(f"{server.url}/external.html")
+        page.click("#go")
+        answer = page.evaluate(
+            """async () => {
+              const session = await LanguageModel.create({samplingMode: 'most-predictable'});
+              return session.prompt('Hello!');
+            }"""
+        )
+    assert answer == "Hello! How can I help you today?"
