@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from .options import SAMPLING_MODES
+
 DIST = Path(__file__).resolve().parent.parent / "dist"
 
 PROMPT_PAGE = """<!doctype html>
@@ -114,15 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--device", choices=("wasm", "webgpu"))
     run.add_argument(
         "--sampling-mode",
-        choices=(
-            "most-predictable",
-            "predictable",
-            "slightly-predictable",
-            "balanced",
-            "slightly-creative",
-            "creative",
-            "most-creative",
-        ),
+        choices=SAMPLING_MODES,
         help="the session's samplingMode (default: balanced)",
     )
     run.add_argument("--timeout", type=float, default=300)

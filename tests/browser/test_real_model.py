@@ -119,25 +119,33 @@ def test_fixture_wpt_file_passes_on_webgpu(browser_type: BrowserType, dtype: str
     assert not failures and result.subtests, "\n".join(failures)
 
 
-def broken_model_error(page: Page, folder: Path) -> dict:
-    """availability() and the create() error for a model folder, in the page."""
-    with WptHost(DIST, model=str(folder), dtype="q4") as host:
+def evaluate_with_model(page: Page, folder: Path, dtype: str, script: str) -> object:
+    """Evaluate ``script`` in a page whose model is ``folder``, after a real click."""
+    with WptHost(DIST, model=str(folder), dtype=dtype) as host:
         server = host.server_for(folder.parent)
         server.add_file(
-            "/broken.html",
+            "/model.html",
             f"""<!doctype html><script src="/_lm/language-model.js"
-            data-model="/_models/{folder.name}/" data-dtype="q4"></script>
+            data-model="/_models/{folder.name}/" data-dtype="{dtype}"></script>
             <button id=go>go</button>""".encode(),
         )
-        page.goto(f"{server.url}/broken.html")
+        page.goto(f"{server.url}/model.html")
         page.click("#go")
-        return page.evaluate(
-            """async () => {
+        return page.evaluate(script)
+
+
+def broken_model_error(page: Page, folder: Path) -> dict:
+    """availability() and the create() error for a model folder, in the page."""
+    return evaluate_with_model(
+        page,
+        folder,
+        "q4",
+        """async () => {
               const availability = await LanguageModel.availability();
               try { await LanguageModel.create(); return { availability }; }
               catch (e) { return { availability, name: e.name, message: e.message }; }
-            }"""
-        )
+            }""",
+    )
 
 
 def test_a_missing_model_file_rejects_create_naming_it(page: Page, tmp_path: Path) -> None:
@@ -182,20 +190,13 @@ def test_external_weights_in_onnx_data_load(page: Page, tmp_path: Path) -> None:
         size_threshold=0,
     )
     assert (folder / "onnx" / "model.onnx_data").stat().st_size > 1_000_000
-    with WptHost(DIST, model=str(folder), dtype="fp32") as host:
-        server = host.server_for(folder.parent)
-        server.add_file(
-            "/external.html",
-            f"""<!doctype html><script src="/_lm/language-model.js"
-            data-model="/_models/{folder.name}/" data-dtype="fp32"></script>
-            <button id=go>go</button>""".encode(),
-        )
-        page.goto(f"{server.url}/external.html")
-        page.click("#go")
-        answer = page.evaluate(
-            """async () => {
-              const session = await LanguageModel.create({samplingMode: 'most-predictable'});
-              return session.prompt('Hello!');
-            }"""
-        )
+    answer = evaluate_with_model(
+        page,
+        folder,
+        "fp32",
+        """async () => {
+          const session = await LanguageModel.create({samplingMode: 'most-predictable'});
+          return session.prompt('Hello!');
+        }""",
+    )
     assert answer == "Hello! How can I help you today?"
