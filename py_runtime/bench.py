@@ -138,6 +138,124 @@ def speed(
     return results
 
 
+TJS_PAGE = """<!doctype html><meta charset=utf-8>
+<script type=module>
+  import {{ AutoModelForCausalLM, AutoTokenizer, env }} from '/_tjs/transformers.min.js';
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.localModelPath = '/';
+  env.backends.onnx.wasm.wasmPaths = '/_tjs_ort/';
+  env.backends.onnx.wasm.numThreads = {threads};
+  // Transformers.js's own API, as its users call it: prefill = generate one token,
+  // decode = generate N more with end-of-sequence ignored (min_new_tokens).
+  window.benchmarkTransformersJs = async ({{ promptTokens, decodeTokens }}) => {{
+    window.tjs ??= {{
+      tokenizer: await AutoTokenizer.from_pretrained('_model'),
+      model: await AutoModelForCausalLM.from_pretrained(
+        '_model', {{ dtype: '{dtype}', device: 'wasm' }}),
+    }};
+    const {{ tokenizer, model }} = window.tjs;
+    const seed = tokenizer.encode(
+      'The quick brown fox jumps over the lazy dog. ', {{ add_special_tokens: false }});
+    const ids = Array.from({{ length: promptTokens }}, (_, i) => seed[i % seed.length]);
+    const {{ Tensor }} = await import('/_tjs/transformers.min.js');
+    const input_ids = new Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]);
+    const mask = new BigInt64Array(promptTokens).fill(1n);
+    const attention_mask = new Tensor('int64', mask, [1, promptTokens]);
+    const start = performance.now();
+    await model.generate({{ input_ids, attention_mask, max_new_tokens: 1 }});
+    const prefilled = performance.now();
+    await model.generate({{ input_ids, attention_mask, max_new_tokens: decodeTokens + 1,
+                            min_new_tokens: decodeTokens + 1, do_sample: false }});
+    const done = performance.now();
+    const prefillMs = prefilled - start;
+    const decodeMs = (done - prefilled) - prefillMs;
+    return {{ prefillTokensPerSecond: promptTokens / prefillMs * 1000,
+              decodeTokensPerSecond: decodeTokens / decodeMs * 1000 }};
+  }};
+  window.tjsReady = true;
+</script>
+"""
+
+TJS_DIST = Path(__file__).resolve().parent.parent / "node_modules" / "@huggingface" / "transformers"
+
+
+def compare(
+    model: Path, dtype: str, threads: list[int], runs: int, prompt: int, decode: int, dist: Path
+) -> dict[str, dict[str, list[float]]]:
+    """Ours in the page, Transformers.js in the page and onnxruntime in CPython,
+    alternating run by run, on the same model files, dtype and thread count."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from playwright.sync_api import sync_playwright
+
+    from .host.browser import launch_args
+    from .host.server import StaticServer
+    from .models.local import local_model
+    from .speed import measure_speed
+
+    results: dict[str, dict[str, list[float]]] = {}
+
+    def record(system: str, sample: dict) -> None:
+        entry = results.setdefault(system, {"prefill": [], "decode": []})
+        entry["prefill"].append(sample["prefillTokensPerSecond"])
+        entry["decode"].append(sample["decodeTokensPerSecond"])
+
+    pages: dict[str, bytes] = {}
+    for count in threads:
+        pages[f"/ours-{count}.html"] = SPEED_PAGE.format(dtype=dtype, threads=count).encode()
+        pages[f"/tjs-{count}.html"] = TJS_PAGE.format(dtype=dtype, threads=count).encode()
+    mounts = {
+        "/": dist,
+        "/_model/": model,
+        "/_tjs/": TJS_DIST / "dist",
+        "/_tjs_ort/": TJS_DIST / "node_modules" / "onnxruntime-web" / "dist",
+    }
+    with (
+        StaticServer(mounts, pages) as server,
+        sync_playwright() as playwright,
+        ThreadPoolExecutor(1) as pool,
+    ):
+        browser = playwright.chromium.launch(**launch_args())
+        for count in threads:
+            native = local_model(model, dtype, threads=count)
+            pool.submit(asyncio.run, native.load(lambda _: None, lambda: False)).result()
+            ours = browser.new_page()
+            ours.goto(f"{server.url}/ours-{count}.html")
+            tjs = browser.new_page()
+            tjs.goto(f"{server.url}/tjs-{count}.html")
+            tjs.wait_for_function("window.tjsReady === true")
+            options = {"promptTokens": prompt, "decodeTokens": decode}
+            for run in range(runs + 1):  # run 0 warms each system up
+                samples = {
+                    f"ours (page, wasm), {count} thread(s)": ours.evaluate(
+                        "(o) => promptAPIRuntime.benchmark(o)", options
+                    ),
+                    f"Transformers.js (page, wasm), {count} thread(s)": tjs.evaluate(
+                        "(o) => benchmarkTransformersJs(o)", options
+                    ),
+                    f"onnxruntime (CPython), {count} thread(s)": pool.submit(
+                        asyncio.run, measure_speed(native, prompt, decode)
+                    ).result(),
+                }
+                if run:
+                    for system, sample in samples.items():
+                        record(system, sample)
+            ours.close()
+            tjs.close()
+        browser.close()
+    return results
+
+
+def print_table(title: str, results: dict[str, dict[str, list[float]]], runs: int) -> None:
+    print(title)
+    print(f"{'system':<46}{'prefill tok/s':>22}{'decode tok/s':>22}")
+    for system, values in results.items():
+        print(f"{system:<46}{summary(values['prefill']):>22}{summary(values['decode']):>22}")
+    print(f"medians of {runs} runs (min-max), after one warm-up run")
+
+
 def summary(values: list[float]) -> str:
     return f"{statistics.median(values):8.0f} ({min(values):.0f}-{max(values):.0f})"
 
@@ -157,7 +275,36 @@ def main(argv: list[str] | None = None) -> int:
     rate.add_argument("--prompt-tokens", type=int, default=512)
     rate.add_argument("--decode-tokens", type=int, default=128)
     rate.add_argument("--json", type=Path, help="also write the raw numbers here")
+    side = commands.add_parser(
+        "compare", help="prefill/decode: ours vs Transformers.js vs native onnxruntime"
+    )
+    side.add_argument("--model", type=Path, required=True, help="a model folder")
+    side.add_argument("--dtype", default="q4")
+    side.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    side.add_argument("--runs", type=int, default=5)
+    side.add_argument("--prompt-tokens", type=int, default=512)
+    side.add_argument("--decode-tokens", type=int, default=128)
+    side.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args(argv)
+    if args.command == "compare":
+        results = compare(
+            args.model.resolve(),
+            args.dtype,
+            args.threads,
+            args.runs,
+            args.prompt_tokens,
+            args.decode_tokens,
+            args.dist,
+        )
+        print_table(
+            f"{args.model.name} {args.dtype}: prefill {args.prompt_tokens} tokens, decode "
+            f"{args.decode_tokens} (greedy, eos ignored), headless Chromium",
+            results,
+            args.runs,
+        )
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2))
+        return 0
     if args.command == "speed":
         results = speed(
             args.model.resolve(),
