@@ -74,6 +74,22 @@ def startup(runs: int, dist: Path) -> dict[str, dict[str, list[float]]]:
 SPEED_PAGE = """<!doctype html><meta charset=utf-8>
 <script src="/language-model.js" data-model="/_model/" data-dtype="{dtype}"
         data-threads="{threads}"></script>
+<script>
+  // Second-turn time to first token: the history is in the session (and its KV
+  // cache) already; only the new question is prefilled.
+  window.secondTurn = async (history, question) => {{
+    const session = await LanguageModel.create(
+      {{ samplingMode: 'most-predictable', initialPrompts: history }});
+    const controller = new AbortController();
+    const started = performance.now();
+    const reader = session.promptStreaming(question, {{ signal: controller.signal }}).getReader();
+    await reader.read();
+    const ttft = performance.now() - started;
+    controller.abort();
+    session.destroy();
+    return {{ ttftMs: ttft, historyTokens: session.contextUsage }};
+  }};
+</script>
 """
 
 
@@ -173,6 +189,16 @@ TJS_PAGE = """<!doctype html><meta charset=utf-8>
     return {{ prefillTokensPerSecond: promptTokens / prefillMs * 1000,
               decodeTokensPerSecond: decodeTokens / decodeMs * 1000 }};
   }};
+  // Its usual chat usage: the whole conversation is templated and generated from.
+  window.secondTurnTransformersJs = async (history, question) => {{
+    const {{ tokenizer, model }} = window.tjs;
+    const inputs = tokenizer.apply_chat_template(
+      [...history, {{ role: 'user', content: question }}],
+      {{ add_generation_prompt: true, return_dict: true }});
+    const started = performance.now();
+    await model.generate({{ ...inputs, max_new_tokens: 1 }});
+    return {{ ttftMs: performance.now() - started }};
+  }};
   window.tjsReady = true;
 </script>
 """
@@ -180,8 +206,25 @@ TJS_PAGE = """<!doctype html><meta charset=utf-8>
 TJS_DIST = Path(__file__).resolve().parent.parent / "node_modules" / "@huggingface" / "transformers"
 
 
+def chat_history(turns: int) -> list[dict[str, str]]:
+    """A conversation of ``turns`` user/assistant pairs of filler text."""
+    filler = "The quick brown fox jumps over the lazy dog while the sun sets slowly. "
+    history = [{"role": "system", "content": "You are a helpful assistant."}]
+    for turn in range(turns):
+        history.append({"role": "user", "content": f"Question {turn}: " + filler * 2})
+        history.append({"role": "assistant", "content": f"Answer {turn}: " + filler * 3})
+    return history
+
+
 def compare(
-    model: Path, dtype: str, threads: list[int], runs: int, prompt: int, decode: int, dist: Path
+    model: Path,
+    dtype: str,
+    threads: list[int],
+    runs: int,
+    prompt: int,
+    decode: int,
+    dist: Path,
+    history_turns: int = 6,
 ) -> dict[str, dict[str, list[float]]]:
     """Ours in the page, Transformers.js in the page and onnxruntime in CPython,
     alternating run by run, on the same model files, dtype and thread count."""
@@ -198,9 +241,16 @@ def compare(
     results: dict[str, dict[str, list[float]]] = {}
 
     def record(system: str, sample: dict) -> None:
-        entry = results.setdefault(system, {"prefill": [], "decode": []})
-        entry["prefill"].append(sample["prefillTokensPerSecond"])
-        entry["decode"].append(sample["decodeTokensPerSecond"])
+        entry = results.setdefault(system, {})
+        for key, name in (
+            ("prefillTokensPerSecond", "prefill"),
+            ("decodeTokensPerSecond", "decode"),
+            ("outsideRunShare", "outside"),
+            ("ttftMs", "ttft"),
+            ("historyTokens", "history"),
+        ):
+            if key in sample:
+                entry.setdefault(name, []).append(sample[key])
 
     pages: dict[str, bytes] = {}
     for count in threads:
@@ -242,6 +292,19 @@ def compare(
                 if run:
                     for system, sample in samples.items():
                         record(system, sample)
+            history = chat_history(history_turns)
+            for run in range(runs + 1):
+                samples = {
+                    f"ours, 2nd turn, {count} thread(s)": ours.evaluate(
+                        "([h, q]) => secondTurn(h, q)", [history, "And now?"]
+                    ),
+                    f"Transformers.js, 2nd turn, {count} thread(s)": tjs.evaluate(
+                        "([h, q]) => secondTurnTransformersJs(h, q)", [history, "And now?"]
+                    ),
+                }
+                if run:
+                    for system, sample in samples.items():
+                        record(system, sample)
             ours.close()
             tjs.close()
         browser.close()
@@ -250,9 +313,21 @@ def compare(
 
 def print_table(title: str, results: dict[str, dict[str, list[float]]], runs: int) -> None:
     print(title)
-    print(f"{'system':<46}{'prefill tok/s':>22}{'decode tok/s':>22}")
+    print(f"{'system':<46}{'prefill tok/s':>20}{'decode tok/s':>20}{'outside run %':>16}")
     for system, values in results.items():
-        print(f"{system:<46}{summary(values['prefill']):>22}{summary(values['decode']):>22}")
+        if "prefill" not in values:
+            continue
+        outside = statistics.median(values["outside"]) * 100 if "outside" in values else None
+        shown = f"{outside:.1f}" if outside is not None else "-"
+        print(
+            f"{system:<46}{summary(values['prefill']):>20}{summary(values['decode']):>20}"
+            f"{shown:>16}"
+        )
+    print(f"{'system':<46}{'2nd-turn TTFT ms':>20}{'history tokens':>20}")
+    for system, values in results.items():
+        if "ttft" in values:
+            history = f"{statistics.median(values['history']):.0f}" if "history" in values else "-"
+            print(f"{system:<46}{summary(values['ttft']):>20}{history:>20}")
     print(f"medians of {runs} runs (min-max), after one warm-up run")
 
 

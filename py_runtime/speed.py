@@ -29,10 +29,12 @@ async def measure_speed(model: CausalLM, prompt_tokens: int, decode_tokens: int)
         await backend.forward(cache, ids)
         token = await backend.next_token(cache, GREEDY)
         prefilled = time.perf_counter()
+        run_before = backend.run_ms
         for _ in range(decode_tokens):
             await backend.forward(cache, [token])
             token = await backend.next_token(cache, GREEDY)
         decoded = time.perf_counter()
+        decode_run_ms = backend.run_ms - run_before
     finally:
         backend.release(cache)
     prefill_ms = (prefilled - started) * 1000
@@ -44,4 +46,6 @@ async def measure_speed(model: CausalLM, prompt_tokens: int, decode_tokens: int)
         "decodeMs": decode_ms,
         "prefillTokensPerSecond": prompt_tokens / prefill_ms * 1000,
         "decodeTokensPerSecond": decode_tokens / decode_ms * 1000 if decode_ms else 0.0,
+        # The share of a decode step spent outside the runtime's run (bridge, glue, sampling).
+        "outsideRunShare": 1 - decode_run_ms / decode_ms if decode_ms else 0.0,
     }

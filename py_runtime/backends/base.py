@@ -40,6 +40,9 @@ class Sampling:
 class Backend(Protocol):
     """Runs the model; the KV cache and the last logits stay inside the backend."""
 
+    #: Milliseconds spent inside the runtime's run call, in total (benchmarks).
+    run_ms: float
+
     def new_cache(self) -> int: ...
 
     async def forward(self, cache: int, ids: list[int]) -> None:

@@ -7,6 +7,7 @@ in, ``logits`` and ``present.{i}.key/value`` out.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,8 @@ class OnnxRuntimeBackend:
         self._next = 0
         #: Positions run through the model, in total (for KV-reuse tests).
         self.forwarded = 0
+        #: Milliseconds spent inside ``InferenceSession.run``, in total (benchmarks).
+        self.run_ms = 0.0
 
     def _empty_past(self) -> dict[str, np.ndarray]:
         past = {}
@@ -63,7 +66,9 @@ class OnnxRuntimeBackend:
             "position_ids": np.arange(state.length, total, dtype=np.int64)[None, :],
             **state.past,
         }
+        started = time.perf_counter()
         outputs = dict(zip(self._output_names, self.session.run(None, feeds), strict=True))
+        self.run_ms += (time.perf_counter() - started) * 1000
         state.logits = outputs["logits"][0, -1].astype(np.float32)
         state.past = {
             name.replace("present.", "past_key_values."): value

@@ -36,6 +36,10 @@ class WebBackend:
     def forwarded(self) -> int:
         return int(self.js.forwarded)
 
+    @property
+    def run_ms(self) -> float:
+        return float(self.js.runMs)
+
     def new_cache(self) -> int:
         return int(self.js.newCache())
 

@@ -134,6 +134,8 @@ export class OrtBackend {
     this.#pastInputs = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
     /** Positions run through the model, in total (read by tests of KV reuse). */
     this.forwarded = 0;
+    /** Milliseconds spent inside InferenceSession.run(), in total (benchmarks). */
+    this.runMs = 0;
   }
 
   /** Past tensors of length 0, shaped [1, kv heads, 0, head dim] from the model's config. */
@@ -184,7 +186,9 @@ export class OrtBackend {
         BigInt64Array.from({ length: count }, (_, i) => BigInt(cache.length + i)), [1, count]),
       ...cache.past,
     };
+    const started = performance.now();
     const outputs = await this.#session.run(feeds);
+    this.runMs += performance.now() - started;
     const logits = outputs.logits;
     cache.logits = lastLogits(this.#webgpu ? { dims: logits.dims, data: await logits.getData() } : logits);
     logits.dispose?.();
