@@ -43,4 +43,7 @@ def test_compare_benchmark_runs_and_prints_its_table() -> None:
         "ours (page",
         "Transformers.js (page",
         "onnxruntime (CPython)",
+        "ours",
+        "Transformers.js",
     ], completed.stdout
+    assert all(row.split(",")[1].startswith(" 2nd turn") for row in rows[3:]), completed.stdout
