@@ -116,9 +116,10 @@ def speed(
     results: dict[str, dict[str, list[float]]] = {}
 
     def record(system: str, samples: list[dict]) -> None:
-        entry = results.setdefault(system, {"prefill": [], "decode": []})
+        entry = results.setdefault(system, {"prefill": [], "decode": [], "outside": []})
         entry["prefill"] += [s["prefillTokensPerSecond"] for s in samples]
         entry["decode"] += [s["decodeTokensPerSecond"] for s in samples]
+        entry["outside"] += [s["outsideRunShare"] for s in samples]
 
     pages = {
         f"/speed-{count}.html": SPEED_PAGE.format(dtype=dtype, threads=count).encode()
@@ -342,27 +343,22 @@ def main(argv: list[str] | None = None) -> int:
     cold = commands.add_parser("startup", help="page load to the first create() resolving")
     cold.add_argument("--runs", type=int, default=5)
     cold.add_argument("--json", type=Path, help="also write the raw numbers here")
-    rate = commands.add_parser("speed", help="prefill/decode tokens/s, page vs CPython")
-    rate.add_argument("--model", type=Path, required=True, help="a model folder")
-    rate.add_argument("--dtype", default="q4")
-    rate.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    rate.add_argument("--runs", type=int, default=5)
-    rate.add_argument("--prompt-tokens", type=int, default=512)
-    rate.add_argument("--decode-tokens", type=int, default=128)
-    rate.add_argument("--json", type=Path, help="also write the raw numbers here")
-    side = commands.add_parser(
-        "compare", help="prefill/decode: ours vs Transformers.js vs native onnxruntime"
-    )
-    side.add_argument("--model", type=Path, required=True, help="a model folder")
-    side.add_argument("--dtype", default="q4")
-    side.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    side.add_argument("--runs", type=int, default=5)
-    side.add_argument("--prompt-tokens", type=int, default=512)
-    side.add_argument("--decode-tokens", type=int, default=128)
-    side.add_argument("--json", type=Path, help="also write the raw numbers here")
+    for name, help_text in (
+        ("speed", "prefill/decode tokens/s, page vs CPython"),
+        ("compare", "prefill/decode: ours vs Transformers.js vs native onnxruntime"),
+    ):
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("--model", type=Path, required=True, help="a model folder")
+        command.add_argument("--dtype", default="q4")
+        command.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+        command.add_argument("--runs", type=int, default=5)
+        command.add_argument("--prompt-tokens", type=int, default=512)
+        command.add_argument("--decode-tokens", type=int, default=128)
+        command.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args(argv)
-    if args.command == "compare":
-        results = compare(
+    if args.command in ("speed", "compare"):
+        measure = compare if args.command == "compare" else speed
+        results = measure(
             args.model.resolve(),
             args.dtype,
             args.threads,
@@ -377,27 +373,6 @@ def main(argv: list[str] | None = None) -> int:
             results,
             args.runs,
         )
-        if args.json:
-            args.json.write_text(json.dumps(results, indent=2))
-        return 0
-    if args.command == "speed":
-        results = speed(
-            args.model.resolve(),
-            args.dtype,
-            args.threads,
-            args.runs,
-            args.prompt_tokens,
-            args.decode_tokens,
-            args.dist,
-        )
-        print(
-            f"{args.model.name} {args.dtype}: prefill {args.prompt_tokens} tokens, "
-            f"decode {args.decode_tokens} (greedy, eos ignored)"
-        )
-        print(f"{'system':<36}{'prefill tok/s':>22}{'decode tok/s':>22}")
-        for system, values in results.items():
-            print(f"{system:<36}{summary(values['prefill']):>22}{summary(values['decode']):>22}")
-        print(f"medians of {args.runs} runs (min-max), after one warm-up run")
         if args.json:
             args.json.write_text(json.dumps(results, indent=2))
         return 0
