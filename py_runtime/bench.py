@@ -324,7 +324,8 @@ def print_table(title: str, results: dict[str, dict[str, list[float]]], runs: in
             f"{system:<46}{summary(values['prefill']):>20}{summary(values['decode']):>20}"
             f"{shown:>16}"
         )
-    print(f"{'system':<46}{'2nd-turn TTFT ms':>20}{'history tokens':>20}")
+    if any("ttft" in values for values in results.values()):
+        print(f"{'system':<46}{'2nd-turn TTFT ms':>20}{'history tokens':>20}")
     for system, values in results.items():
         if "ttft" in values:
             history = f"{statistics.median(values['history']):.0f}" if "history" in values else "-"
