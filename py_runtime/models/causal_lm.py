@@ -270,11 +270,12 @@ class CausalLMState:
                 yield chunk
         for chunk in self._chunks([decoder.flush()], parser, text, calls, final=True):
             yield chunk
-        content: list[Content] = [Content("text", "".join(text))] if text else []
-        content.extend(Content("tool-call", call) for call in calls)
+        # An assistant prefix message and its continuation become one answer.
+        answer = "".join(text)
         if self.conversation and self.conversation[-1].prefix:
-            prefix = self.conversation.pop()
-            content = [Content("text", prefix.text() + "".join(text))] + content[1 if text else 0 :]
+            answer = self.conversation.pop().text() + answer
+        content = [Content("text", answer)] if answer else []
+        content.extend(Content("tool-call", call) for call in calls)
         self.conversation.append(Message("assistant", tuple(content)))
 
     @staticmethod

@@ -83,7 +83,7 @@ export class WorkerClient {
         handlers.chunk?.(message.chunk);
         break;
       case 'return':
-        if (!handlers.settles) this.#pending.delete(message.id);
+        this.#pending.delete(message.id); // a `settle` answer, if any, is sent at once
         handlers.ret(message.value, message.id);
         break;
       case 'throw':
@@ -99,11 +99,6 @@ export class WorkerClient {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const handlers of pending) handlers.thrown(error);
-  }
-
-  /** The call whose `return` needs a `settle` answer is finished. */
-  done(id) {
-    this.#pending.delete(id);
   }
 }
 

@@ -59,14 +59,10 @@ function request(kind, payload, {
     const send = () => {
       if (finished) return;
       id = client.call(kind, payload, {
-        settles,
         progress,
         chunk: (value) => { if (!finished) chunk?.(value); },
         ret: (value) => {
-          if (settles) {
-            client.settle(id, !finished);
-            client.done(id);
-          }
+          if (settles) client.settle(id, !finished);
           if (finished) {
             onLate?.(value);
             return;
