@@ -1,5 +1,6 @@
-"""Build the self-contained static ``dist/``: the shim, the worker, Pyodide's core,
-the wheels of the engine and micropip behind a PEP 503 index, and ORT's files.
+"""Build the self-contained static ``dist/``: the shim, the worker, Pyodide's core and
+a memory snapshot of it with the engine imported, the engine's wheels (and the
+chat-template engine's) behind a PEP 503 index, and ORT's files.
 
 Run from anywhere: ``python3 build/build.py`` (after ``npm ci``).
 """
@@ -19,7 +20,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 NODE_MODULES = ROOT / "node_modules"
-MICROPIP = "micropip==0.11.1"
 PYODIDE_FILES = (
     "pyodide.mjs",
     "pyodide.asm.mjs",
@@ -38,6 +38,15 @@ ORT_FILES = (
 )
 JINJA2 = "jinja2==3.1.6"
 MARKUPSAFE = "markupsafe==3.0.3"
+# Run before the snapshot is taken, so that no page pays for it: importing everything
+# the worker reaches for the echo model and for real models. (Pyodide restores a
+# snapshot only into its initial memory, 30 MiB: snapshot.mjs checks that it fits.)
+SNAPSHOT_PYTHON = """
+import pyodide._package_loader  # what installing a wheel imports
+import jinja2, jinja2.ext, jinja2.nodes, jinja2.sandbox
+import py_runtime.chat_template, py_runtime.speed, py_runtime.worker
+import py_runtime.models.echo, py_runtime.models.web
+"""
 
 
 def run(*command: str | Path) -> None:
@@ -62,21 +71,20 @@ def bundle(entry: str, outfile: str, fmt: str, define: dict[str, str] | None = N
 
 
 def wheels(into: Path) -> list[Path]:
-    """The engine's wheel and micropip's (pure Python, for Pyodide's Python 3.13+)."""
+    """The engine's wheel and jinja2's and markupsafe's (pure Python, for Pyodide's 3.13+)."""
     pip = (sys.executable, "-m", "pip", "--disable-pip-version-check", "-q")
     run(*pip, "wheel", "--no-deps", "-w", into, ROOT)
-    for requirement in (MICROPIP, JINJA2):
-        run(
-            *pip,
-            "download",
-            requirement,
-            "--no-deps",
-            "--only-binary=:all:",
-            "--python-version",
-            "3.13",
-            "-d",
-            into,
-        )
+    run(
+        *pip,
+        "download",
+        JINJA2,
+        "--no-deps",
+        "--only-binary=:all:",
+        "--python-version",
+        "3.13",
+        "-d",
+        into,
+    )
     # markupsafe has no pure-Python wheel on PyPI; its build falls back to pure
     # Python when the C compiler fails, which CC=/bin/false makes sure of.
     env = {**os.environ, "CC": "/bin/false"}
@@ -125,11 +133,11 @@ def build() -> None:
             shutil.copy2(wheel, DIST / "packages" / wheel.name)
     packaged = sorted((DIST / "packages").glob("*.whl"))
     write_index(packaged)
-    micropip = next(w for w in packaged if project_name(w) == "micropip")
+    by_name = {project_name(w): f"packages/{w.name}" for w in packaged}
     build_info = {
-        "micropip": f"packages/{micropip.name}",
-        "requirements": ["py-runtime"],
-        "modelRequirements": ["jinja2", "markupsafe"],
+        "snapshot": "pyodide/snapshot.bin.gz",
+        "wheels": [by_name["py-runtime"]],
+        "modelWheels": [by_name["jinja2"], by_name["markupsafe"]],
     }
     bundle("entry-classic.js", "language-model.js", "iife")
     bundle("language-model.mjs", "language-model.mjs", "esm")
@@ -141,6 +149,7 @@ def build() -> None:
         (DIST / folder).mkdir()
         for name in files:
             shutil.copy2(NODE_MODULES / package / name, DIST / folder / name)
+    run("node", ROOT / "build" / "snapshot.mjs", DIST, SNAPSHOT_PYTHON, *packaged)
     shutil.copytree(ROOT / "web" / "demo", DIST, dirs_exist_ok=True)
     size = sum(f.stat().st_size for f in DIST.rglob("*") if f.is_file())
     print(f"built {DIST.relative_to(ROOT)}/ ({size / 1e6:.1f} MB)")

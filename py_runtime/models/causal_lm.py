@@ -13,6 +13,7 @@ prefix already in the cache.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -112,24 +113,27 @@ class CausalLM:
         return value
 
     async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
-        """Read the configuration, tokenizer and template, then start the backend."""
+        """Read the configuration, then start the backend while the tokenizer and the
+        template are fetched and parsed (the runtime's files and the model's download
+        overlap the tokenizer's parsing)."""
         if self.backend is not None:
             return
         self.config = await self._json("config.json")
-        generation = await self._json("generation_config.json", required=False)
-        tokenizer_text = await self.files.read_text("tokenizer.json")
-        if tokenizer_text is None:
-            raise PromptAPIError("OperationError", "The model file tokenizer.json is missing.")
+        backend = asyncio.ensure_future(self.make_backend(self.config, on_progress))
         try:
-            self.tokenizer = Tokenizer.from_json(tokenizer_text)
-        except (ValueError, KeyError, TypeError) as error:
-            raise PromptAPIError(
-                "OperationError", f"The model file tokenizer.json is malformed: {error!r}."
-            ) from None
-        tokenizer_config = await self._json("tokenizer_config.json")
-        self.template = ChatTemplate.from_tokenizer_config(
-            tokenizer_config, await self.files.read_text("chat_template.jinja")
-        )
+            generation, tokenizer_text, tokenizer_config, template_text = await asyncio.gather(
+                self._json("generation_config.json", required=False),
+                self.files.read_text("tokenizer.json"),
+                self._json("tokenizer_config.json"),
+                self.files.read_text("chat_template.jinja"),
+            )
+            self.tokenizer = self._tokenizer(tokenizer_text)
+            self.template = ChatTemplate.from_tokenizer_config(tokenizer_config, template_text)
+        except BaseException:
+            # The backend's own failure, if any, is not the one to report.
+            backend.add_done_callback(lambda task: task.cancelled() or task.exception())
+            backend.cancel()
+            raise
         eos = generation.get("eos_token_id", self.config.get("eos_token_id"))
         self.eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
         try:
@@ -138,7 +142,18 @@ class CausalLM:
             )
         except NotImplementedError:
             self.parser_family = None  # answers stay text; tools cannot be called
-        self.backend = await self.make_backend(self.config, on_progress)
+        self.backend = await backend
+
+    @staticmethod
+    def _tokenizer(text: str | None) -> Tokenizer:
+        if text is None:
+            raise PromptAPIError("OperationError", "The model file tokenizer.json is missing.")
+        try:
+            return Tokenizer.from_json(text)
+        except (ValueError, KeyError, TypeError) as error:
+            raise PromptAPIError(
+                "OperationError", f"The model file tokenizer.json is malformed: {error!r}."
+            ) from None
 
     # -- the adapter interface ----------------------------------------------
 

@@ -1,7 +1,8 @@
-"""A CI-sized run of the side-by-side benchmark: it runs and prints its table."""
+"""CI-sized runs of the benchmarks: they run end to end and print their tables."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,34 +17,52 @@ if not (REPO_ROOT / "dist" / "language-model.js").is_file() or not TJS.is_file()
     pytest.skip("needs dist/ and npm's @huggingface/transformers", allow_module_level=True)
 
 
-def test_compare_benchmark_runs_and_prints_its_table() -> None:
-    command = [
-        sys.executable,
-        "-m",
-        "py_runtime.bench",
-        "compare",
-        "--model",
-        str(FIXTURE),
-        "--dtype",
-        "q4",
-        "--threads",
-        "1",
-        "--runs",
-        "1",
-        "--prompt-tokens",
-        "16",
-        "--decode-tokens",
-        "4",
-    ]
+def bench(tmp_path: Path, *args: str) -> tuple[list[list[str]], dict]:
+    """Run ``python -m py_runtime.bench ARGS --json``: the printed tables' system
+    columns (one list per table) and the JSON report."""
+    report = tmp_path / "bench.json"
     completed = subprocess.run(
-        command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, check=True
+        [sys.executable, "-m", "py_runtime.bench", *args, "--json", str(report)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
-    rows = [line for line in completed.stdout.splitlines() if "thread(s)" in line]
-    assert [row.split(",")[0] for row in rows] == [
-        "ours (page",
-        "Transformers.js (page",
-        "onnxruntime (CPython)",
-        "ours",
-        "Transformers.js",
-    ], completed.stdout
-    assert all(row.split(",")[1].startswith(" 2nd turn") for row in rows[3:]), completed.stdout
+    tables: list[list[str]] = []
+    for line in completed.stdout.splitlines():
+        if line.startswith("system "):
+            tables.append([])
+        elif tables and line.strip() and not line.startswith("medians"):
+            tables[-1].append(line.split("  ")[0])
+    return tables, json.loads(report.read_text())
+
+
+def test_compare_runs_and_prints_its_tables(tmp_path: Path) -> None:
+    tables, report = bench(
+        tmp_path,
+        "compare",
+        *("--model", str(FIXTURE), "--dtype", "q4", "--threads", "1", "--runs", "1"),
+        *("--prompt-tokens", "16", "--decode-tokens", "4"),
+    )
+    ours, tjs = "ours (page, wasm), 1 thread(s)", "Transformers.js (page, wasm), 1 thread(s)"
+    assert tables == [[ours, tjs, "onnxruntime (CPython), 1 thread(s)"], [ours, tjs], [ours, tjs]]
+    results = report["results"]
+    assert results[ours]["decode"][0] > 0 and results[tjs]["decode"][0] > 0
+    assert results[ours]["history"][0] > 900  # the second turn's chat is ~1,000 tokens
+    assert results[ours]["peak_mib"][0] > 0 and results[tjs]["peak_mib"][0] > 0
+
+
+def test_startup_runs_and_prints_its_table(tmp_path: Path) -> None:
+    tables, report = bench(tmp_path, "startup", "--runs", "1")
+    assert tables == [
+        [
+            "echo, ours (boot at load)",
+            "echo, ours (boot at first call)",
+            "tiny-qwen2-toolcall q8, ours",
+            "tiny-qwen2-toolcall q8, Transformers.js",
+        ]
+    ]
+    for variant in report["results"].values():
+        assert 0 < variant["ready_ms"][0] <= variant["first_token_ms"][0]
+        assert variant["peak_mib"][0] > 0

@@ -1,6 +1,7 @@
-// The runtime worker: boots Pyodide from dist/, installs the engine from the
-// local package index with micropip, then relays the page's JSON messages to
-// py_runtime.worker and its replies back. BUILD is defined by build/build.py.
+// The runtime worker: restores Pyodide from the build's memory snapshot (Python
+// started, the engine imported), installs the engine's wheels from dist/ for any
+// later import, then relays the page's JSON messages to py_runtime.worker and its
+// replies back. BUILD is defined by build/build.py.
 
 /* global BUILD */
 const base = new URL('.', import.meta.url);
@@ -27,15 +28,36 @@ const bootFailure = new Promise((_, reject) => {
 const booting = (async () => {
   const started = performance.now();
   const { loadPyodide } = await import(new URL('pyodide/pyodide.mjs', base).href);
-  const pyodide = await loadPyodide({ indexURL: new URL('pyodide/', base).href });
-  await pyodide.loadPackage(new URL(BUILD.micropip, base).href);
-  const micropip = pyodide.pyimport('micropip');
-  micropip.set_index_urls([new URL('simple/', base).href]);
-  await micropip.install(BUILD.requirements);
-  micropip.destroy();
+  const pyodide = await loadPyodide({
+    indexURL: new URL('pyodide/', base).href,
+    _loadSnapshot: unzip(new URL(BUILD.snapshot, base)),
+  });
+  await install(pyodide, BUILD.wheels);
   console.debug(`[prompt-api] runtime booted in ${Math.round(performance.now() - started)} ms`);
   return pyodide;
 })();
+
+// The snapshot is gzipped in dist/ (30 MiB of wasm memory, about 7 MB on the wire).
+// A server that sends it with Content-Encoding: gzip has had it inflated already.
+async function unzip(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
+  const bytes = await response.blob();
+  const magic = new Uint8Array(await bytes.slice(0, 2).arrayBuffer());
+  if (magic[0] !== 0x1f || magic[1] !== 0x8b) return new Uint8Array(await bytes.arrayBuffer());
+  const inflated = bytes.stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(inflated).arrayBuffer());
+}
+
+// The snapshot holds imported modules but no files: install the wheels themselves.
+async function install(pyodide, wheels) {
+  const archives = await Promise.all(wheels.map(async (wheel) => {
+    const response = await fetch(new URL(wheel, base));
+    if (!response.ok) throw new Error(`${wheel}: HTTP ${response.status}`);
+    return response.arrayBuffer();
+  }));
+  for (const archive of archives) pyodide.unpackArchive(archive, 'wheel');
+}
 
 async function init(config) {
   let pyodide;
@@ -45,9 +67,7 @@ async function init(config) {
     let createBackend;
     if ((config.model ?? 'echo') !== 'echo') {
       // Real models need the chat-template engine and ONNX Runtime Web.
-      const micropip = pyodide.pyimport('micropip');
-      await micropip.install(BUILD.modelRequirements);
-      micropip.destroy();
+      await install(pyodide, BUILD.modelWheels);
       ({ createOrtBackend: createBackend } = await import('./ort-backend.mjs'));
     }
     const worker = pyodide.pyimport('py_runtime.worker');
