@@ -100,12 +100,23 @@ def kernel_models(config: dict, dtype: str, into: Path) -> dict[str, Path]:
         packed = rng.integers(0, 255, (inner, blocks, 16), np.uint8)
         scales = rng.random(inner * blocks, np.float32) / 100
         node = helper.make_node(
-            "MatMulNBits", ["x", "w", "ws"], ["y"], domain="com.microsoft",
-            K=hidden, N=inner, bits=4, block_size=32,
+            "MatMulNBits",
+            ["x", "w", "ws"],
+            ["y"],
+            domain="com.microsoft",
+            K=hidden,
+            N=inner,
+            bits=4,
+            block_size=32,
         )
         inits = [numpy_helper.from_array(packed, "w"), numpy_helper.from_array(scales, "ws")]
-        save("4-bit linear (MatMulNBits)", [node], inits, inner,
-             [*opset, helper.make_opsetid("com.microsoft", 1)])
+        save(
+            "4-bit linear (MatMulNBits)",
+            [node],
+            inits,
+            inner,
+            [*opset, helper.make_opsetid("com.microsoft", 1)],
+        )
     head = rng.standard_normal((hidden, vocab), np.float32) / 30
     save(
         "float32 LM head (MatMul)",
@@ -161,7 +172,9 @@ def time_kernels(models: dict[str, Path], threads: list[int], hidden: int, runs:
     folder = next(iter(models.values())).parent
     results: dict[str, dict[str, float]] = {}
     with (
-        StaticServer({"/": REPO / "dist", "/_kernels/": folder}, {"/k.html": KERNEL_PAGE}) as server,
+        StaticServer(
+            {"/": REPO / "dist", "/_kernels/": folder}, {"/k.html": KERNEL_PAGE}
+        ) as server,
         sync_playwright() as playwright,
     ):
         browser = playwright.chromium.launch(**launch_args())
