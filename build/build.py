@@ -39,13 +39,15 @@ ORT_FILES = (
 JINJA2 = "jinja2==3.1.6"
 MARKUPSAFE = "markupsafe==3.0.3"
 # Run before the snapshot is taken, so that no page pays for it: importing everything
-# the worker reaches for the echo model and for real models. (Pyodide restores a
-# snapshot only into its initial memory, 30 MiB: snapshot.mjs checks that it fits.)
+# the worker reaches for the echo model and for real models, and the tokenizer's
+# Unicode classes. (Pyodide restores a snapshot only into its initial memory, 30 MiB:
+# snapshot.mjs checks that this one fits.)
 SNAPSHOT_PYTHON = """
 import pyodide._package_loader  # what installing a wheel imports
 import jinja2, jinja2.ext, jinja2.nodes, jinja2.sandbox
 import py_runtime.chat_template, py_runtime.speed, py_runtime.worker
 import py_runtime.models.echo, py_runtime.models.web
+py_runtime.tokenizer.precompute_classes()
 """
 
 

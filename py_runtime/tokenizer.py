@@ -24,7 +24,7 @@ import re
 import sys
 import unicodedata
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 __all__ = ["StreamDecoder", "Tokenizer"]
@@ -56,60 +56,85 @@ Ranges = tuple[tuple[int, int], ...]
 # --- Unicode character classes ----------------------------------------------------
 
 
-@functools.cache
-def _all_code_points() -> str:
-    """Every code point, surrogates included, as one string (about 0.05 s)."""
-    numbers = array("I", range(_MAX_CODE_POINT + 1))
-    if numbers.itemsize != 4:  # not on CPython's usual platforms nor on wasm32
-        return "".join(map(chr, numbers))
+_CHUNK = 1 << 16  # code points per step: the tables are built without one huge string
+
+
+def _chunks() -> Iterator[tuple[int, str]]:
+    """Every code point, surrogates included, as (first, string) chunks."""
     codec = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
-    return numbers.tobytes().decode(codec, "surrogatepass")
+    for first in range(0, _MAX_CODE_POINT + 1, _CHUNK):
+        numbers = array("I", range(first, min(first + _CHUNK, _MAX_CODE_POINT + 1)))
+        if numbers.itemsize != 4:  # not on CPython's usual platforms nor on wasm32
+            yield first, "".join(map(chr, numbers))
+        else:
+            yield first, numbers.tobytes().decode(codec, "surrogatepass")
 
 
-def _runs(mask: bytes) -> Ranges:
-    """The (first, last) ranges of the positions holding 1 in ``mask``."""
-    return tuple((m.start(), m.end() - 1) for m in re.finditer(rb"\x01+", mask))
+def _runs(mask: bytes, first: int = 0) -> list[tuple[int, int]]:
+    """The (first, last) ranges of the positions holding 1 in ``mask``, offset by ``first``."""
+    return [(first + m.start(), first + m.end() - 1) for m in re.finditer(rb"\x01+", mask)]
+
+
+def _joined(runs: Iterable[tuple[int, int]]) -> Ranges:
+    """Ranges with the ones that touch (across chunk edges) merged."""
+    merged: list[tuple[int, int]] = []
+    for first, last in runs:
+        if merged and merged[-1][1] == first - 1:
+            merged[-1] = (merged[-1][0], last)
+        else:
+            merged.append((first, last))
+    return tuple(merged)
 
 
 @functools.cache
 def _category_bytes() -> bytes:
     """The general category of every code point, as an index into ``_CATEGORIES``."""
     index = {name: i for i, name in enumerate(_CATEGORIES)}
-    return bytes(map(index.__getitem__, map(unicodedata.category, _all_code_points())))
+    return b"".join(
+        bytes(map(index.__getitem__, map(unicodedata.category, chars))) for _, chars in _chunks()
+    )
 
 
 @functools.cache
-def _alpha_mask() -> bytes:
-    """1 for each code point that is a letter: str.isalpha() is exactly L*."""
-    return bytes(map(str.isalpha, _all_code_points()))
+def _letters_and_numbers() -> tuple[Ranges, Ranges]:
+    """L (str.isalpha() is exactly L*) and N (N* lies within isalnum() minus isalpha():
+    only those few are looked up), without the whole category table."""
+    letters: list[tuple[int, int]] = []
+    numbers: list[tuple[int, int]] = []
+    for first, chars in _chunks():
+        alpha = bytes(map(str.isalpha, chars))
+        letters += _runs(alpha, first)
+        alnum = int.from_bytes(bytes(map(str.isalnum, chars)), "big")
+        others = (alnum & ~int.from_bytes(alpha, "big")).to_bytes(len(chars), "big")
+        for start, last in _runs(others):
+            numbers += [
+                (first + cp, first + cp)
+                for cp in range(start, last + 1)
+                if unicodedata.category(chars[cp])[0] == "N"
+            ]
+    return _joined(letters), _joined(numbers)
 
 
 @functools.cache
 def _category_ranges(name: str) -> Ranges:
     """The code point ranges of a general category (``L``, ``N``, ``Lu``, ...)."""
     name = _CATEGORY_NAMES.get(name, name)
-    if name == "L":
-        return _runs(_alpha_mask())
-    if name == "N":  # N* lies within isalnum() minus isalpha(): check those few
-        chars = _all_code_points()
-        alnum = int.from_bytes(bytes(map(str.isalnum, chars)), "big")
-        others = (alnum & ~int.from_bytes(_alpha_mask(), "big")).to_bytes(len(chars), "big")
-        found: list[tuple[int, int]] = []
-        for first, last in _runs(others):
-            for cp in range(first, last + 1):
-                if unicodedata.category(chars[cp])[0] == "N":
-                    if found and found[-1][1] == cp - 1:
-                        found[-1] = (found[-1][0], cp)
-                    else:
-                        found.append((cp, cp))
-        return tuple(found)
+    if name in ("L", "N"):
+        letters, numbers = _letters_and_numbers()
+        return letters if name == "L" else numbers
     wanted = [c for c in _CATEGORIES if c == name or (len(name) == 1 and c[0] == name)]
     if not wanted:
         raise ValueError(f"unsupported Unicode property in a tokenizer regex: {name!r}")
     table = bytearray(256)
     for c in wanted:
         table[_CATEGORIES.index(c)] = 1
-    return _runs(_category_bytes().translate(table))
+    return _joined(_runs(_category_bytes().translate(table)))
+
+
+def precompute_classes() -> None:
+    """Compute \\p{L} and \\p{N}, which most pre-tokenizer regexes use (about 0.3 s in
+    Pyodide); the build does it before it takes Pyodide's memory snapshot."""
+    _letters_and_numbers()
 
 
 def _complement(ranges: Ranges) -> Ranges:
