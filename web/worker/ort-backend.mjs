@@ -85,6 +85,37 @@ async function exists(url) {
   return response.ok;
 }
 
+// A one-node model (Identity of a float[1]; onnx.helper.make_model, IR 8, opset 13),
+// to start ONNX Runtime before the model is known: its first session pays for the
+// runtime's own start (wasm instantiation, its thread pool), about 0.8 s here.
+const WARM_UP_MODEL = Uint8Array.from(atob(
+  'CAgSADo9ChAKAXgSAXkiCElkZW50aXR5Egd3YXJtLXVwWg8KAXgSCgoICAESBAoCCAFiDwoBeRIKCggIARIECgIIAUIECgAQDQ==',
+), (c) => c.charCodeAt(0));
+
+let runtime = null;
+
+/**
+ * ONNX Runtime Web for `device` ('wasm' or 'webgpu'), started once per worker with
+ * `threads` wasm threads (0: every core; 1 where SharedArrayBuffer is unavailable).
+ */
+export function startOrt({ device, threads }) {
+  runtime ??= (async () => {
+    const webgpu = device === 'webgpu';
+    if (webgpu && !(await navigator.gpu?.requestAdapter())) {
+      throw new Error('WebGPU was asked for, but this browser has no WebGPU adapter.');
+    }
+    const file = webgpu ? 'ort/ort.webgpu.min.mjs' : 'ort/ort.wasm.min.mjs';
+    const ort = await import(new URL(file, base).href);
+    ort.env.wasm.wasmPaths = new URL('ort/', base).href;
+    // Threads need cross-origin isolation (SharedArrayBuffer); default: every core.
+    ort.env.wasm.numThreads = self.crossOriginIsolated ? (threads || navigator.hardwareConcurrency) : 1;
+    const warmUp = await ort.InferenceSession.create(WARM_UP_MODEL, { executionProviders: [device] });
+    await warmUp.release();
+    return ort;
+  })();
+  return runtime;
+}
+
 /**
  * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any) into
  * an InferenceSession on `device` ('wasm' or 'webgpu').
@@ -92,18 +123,14 @@ async function exists(url) {
 export async function createOrtBackend({
   modelURL, file, device, threads, kvHeads, headDim, kvType, onProgress,
 }) {
-  const webgpu = device === 'webgpu';
-  if (webgpu && !(await navigator.gpu?.requestAdapter())) {
-    throw new Error('WebGPU was asked for, but this browser has no WebGPU adapter.');
-  }
-  const ort = await import(new URL(webgpu ? 'ort/ort.webgpu.min.mjs' : 'ort/ort.wasm.min.mjs', base).href);
-  ort.env.wasm.wasmPaths = new URL('ort/', base).href;
-  // Threads need cross-origin isolation (SharedArrayBuffer); default: every core.
-  ort.env.wasm.numThreads = self.crossOriginIsolated ? (threads || navigator.hardwareConcurrency) : 1;
   const url = new URL(file, modelURL).href;
-  const model = await fetchBytes(url, onProgress);
+  const [ort, model, hasExternalData] = await Promise.all([
+    startOrt({ device, threads }),
+    fetchBytes(url, onProgress),
+    exists(`${url}_data`),
+  ]);
   const externalData = [];
-  if (await exists(`${url}_data`)) {
+  if (hasExternalData) {
     const name = file.split('/').pop();
     externalData.push({ path: `${name}_data`, data: await fetchBytes(`${url}_data`) });
   }
@@ -111,9 +138,9 @@ export async function createOrtBackend({
     executionProviders: [device],
     externalData,
     graphOptimizationLevel: 'all',
-    ...(webgpu && { preferredOutputLocation: 'gpu-buffer' }),
+    ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
   });
-  return new OrtBackend(ort, session, webgpu, { kvHeads, headDim, kvType });
+  return new OrtBackend(ort, session, device === 'webgpu', { kvHeads, headDim, kvType });
 }
 
 export class OrtBackend {

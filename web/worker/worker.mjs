@@ -60,15 +60,21 @@ async function install(pyodide, wheels) {
 }
 
 async function init(config) {
+  // Real models need ONNX Runtime Web: start it while Pyodide starts. A failure here
+  // comes back from createOrtBackend() and create() reports it.
+  const ortBackend = (config.model ?? 'echo') !== 'echo' ? import('./ort-backend.mjs') : null;
+  ortBackend?.then(({ startOrt }) => startOrt({
+    device: config.device || 'wasm', threads: Number(config.threads) || 0,
+  })).catch(() => {});
   let pyodide;
   try {
     pyodide = await Promise.race([booting, bootFailure]);
     bootDone();
     let createBackend;
-    if ((config.model ?? 'echo') !== 'echo') {
-      // Real models need the chat-template engine and ONNX Runtime Web.
+    if (ortBackend) {
+      // ... and the chat-template engine.
       await install(pyodide, BUILD.modelWheels);
-      ({ createOrtBackend: createBackend } = await import('./ort-backend.mjs'));
+      ({ createOrtBackend: createBackend } = await ortBackend);
     }
     const worker = pyodide.pyimport('py_runtime.worker');
     engine = worker.start(JSON.stringify(config), (text) => self.postMessage(text), createBackend);
