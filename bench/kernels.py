@@ -76,7 +76,7 @@ def kernel_models(config: dict, dtype: str, into: Path) -> dict[str, Path]:
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, width])
         graph = helper.make_graph(nodes, name, [x], [y], inits)
         path = into / f"{name}.onnx"
-        onnx.save(helper.make_model(graph, opset_imports=opset), path)
+        onnx.save(helper.make_model(graph, opset_imports=opset, ir_version=8), path)
         models[name] = path
 
     opset = [helper.make_opsetid("", 17)]
