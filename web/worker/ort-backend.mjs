@@ -138,6 +138,10 @@ export async function createOrtBackend({
     executionProviders: [device],
     externalData,
     graphOptimizationLevel: 'all',
+    // Let constant folding dequantize constant weights once, at load: Optimum's q8
+    // exports dequantize the tied embedding / LM head (136 M weights) on every step
+    // otherwise, 39 % of a native decode step (bench/kernels.py).
+    extra: { session: { disable_quant_qdq: '1' } },
     ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
   });
   return new OrtBackend(ort, session, device === 'webgpu', { kvHeads, headDim, kvType });
