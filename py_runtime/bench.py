@@ -25,7 +25,9 @@ import json
 import os
 import platform
 import statistics
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -180,15 +182,24 @@ def launch(playwright: Any) -> tuple[Any, int | None]:
     return browser, started.pop() if len(started) == 1 else None
 
 
+def record(results: Results, system: str, **metrics: float | None) -> None:
+    """Add one sample of each metric given (``None``: not measured) to a system's lists."""
+    entry = results.setdefault(system, {})
+    for metric, value in metrics.items():
+        if value is not None:
+            entry.setdefault(metric, []).append(value)
+
+
 def record_page(results: Results, system: str, page: Any, browser_pid: int | None) -> None:
     """A page's peak memory and its main-thread tasks over 50 ms."""
-    entry = results.setdefault(system, {})
     tasks = page.evaluate("window.longTasks")
-    entry.setdefault("long_tasks", []).append(len(tasks))
-    entry.setdefault("longest_task_ms", []).append(max(tasks, default=0))
-    peak = page_peak_mib(browser_pid) if browser_pid else None
-    if peak is not None:
-        entry.setdefault("peak_mib", []).append(peak)
+    record(
+        results,
+        system,
+        long_tasks=len(tasks),
+        longest_task_ms=max(tasks, default=0),
+        peak_mib=page_peak_mib(browser_pid) if browser_pid else None,
+    )
 
 
 def startup(runs: int, dist: Path, model: Path, dtype: str) -> Results:
@@ -218,9 +229,7 @@ def startup(runs: int, dist: Path, model: Path, dtype: str) -> Results:
                     page.goto(server.url + paths[name])
                     page.click("#go")
                 times = json.loads(message.value.text.removeprefix("coldstart "))
-                entry = results.setdefault(name, {})
-                entry.setdefault("ready_ms", []).append(times["ready"])
-                entry.setdefault("first_token_ms", []).append(times["first"])
+                record(results, name, ready_ms=times["ready"], first_token_ms=times["first"])
                 record_page(results, name, page, pid)
                 browser.close()
     return results
@@ -256,17 +265,22 @@ def compare(
 
     results: Results = {}
 
-    def record(system: str, sample: dict) -> None:
-        entry = results.setdefault(system, {})
-        for key, name in (
-            ("prefillTokensPerSecond", "prefill"),
-            ("decodeTokensPerSecond", "decode"),
-            ("outsideRunShare", "outside"),
-            ("ttftMs", "ttft"),
-            ("historyTokens", "history"),
-        ):
-            if key in sample:
-                entry.setdefault(name, []).append(sample[key])
+    def alternate(measures: dict[str, Callable[[], dict[str, Any]]]) -> None:
+        """``runs`` rounds of each system's measure in turn, after a warm-up round."""
+        for run in range(runs + 1):
+            samples = {system: measure() for system, measure in measures.items()}
+            if not run:
+                continue  # the warm-up round
+            for system, sample in samples.items():
+                record(
+                    results,
+                    system,
+                    prefill=sample.get("prefillTokensPerSecond"),
+                    decode=sample.get("decodeTokensPerSecond"),
+                    outside=sample.get("outsideRunShare"),
+                    ttft=sample.get("ttftMs"),
+                    history=sample.get("historyTokens"),
+                )
 
     pages: dict[str, bytes] = {}
     for count in threads:
@@ -279,6 +293,10 @@ def compare(
         sync_playwright() as playwright,
         ThreadPoolExecutor(1) as pool,  # Playwright's sync API keeps an event loop here
     ):
+
+        def native_speed(lm: Any) -> dict[str, Any]:
+            return pool.submit(asyncio.run, measure_speed(lm, prompt, decode)).result()
+
         for count in threads:
             ours_name = f"ours (page, wasm), {count} thread(s)"
             tjs_name = f"Transformers.js (page, wasm), {count} thread(s)"
@@ -291,27 +309,24 @@ def compare(
             tjs = tjs_browser.new_page()
             tjs.goto(f"{server.url}/tjs-{count}.html")
             tjs.wait_for_function("window.tjsReady === true")
-            for run in range(runs + 1):  # run 0 warms each system up
-                samples = {
-                    ours_name: ours.evaluate("(o) => promptAPIRuntime.benchmark(o)", options),
-                    tjs_name: tjs.evaluate("(o) => benchmarkTransformersJs(o)", options),
-                    f"onnxruntime (CPython), {count} thread(s)": pool.submit(
-                        asyncio.run, measure_speed(native, prompt, decode)
-                    ).result(),
+            turn = [history, "And now?"]
+            alternate(
+                {
+                    ours_name: partial(
+                        ours.evaluate, "(o) => promptAPIRuntime.benchmark(o)", options
+                    ),
+                    tjs_name: partial(tjs.evaluate, "(o) => benchmarkTransformersJs(o)", options),
+                    f"onnxruntime (CPython), {count} thread(s)": partial(native_speed, native),
                 }
-                if run:
-                    for system, sample in samples.items():
-                        record(system, sample)
-            for run in range(runs + 1):
-                samples = {
-                    ours_name: ours.evaluate("([h, q]) => secondTurn(h, q)", [history, "And now?"]),
-                    tjs_name: tjs.evaluate(
-                        "([h, q]) => secondTurnTransformersJs(h, q)", [history, "And now?"]
+            )
+            alternate(
+                {
+                    ours_name: partial(ours.evaluate, "([h, q]) => secondTurn(h, q)", turn),
+                    tjs_name: partial(
+                        tjs.evaluate, "([h, q]) => secondTurnTransformersJs(h, q)", turn
                     ),
                 }
-                if run:
-                    for system, sample in samples.items():
-                        record(system, sample)
+            )
             record_page(results, ours_name, ours, ours_pid)
             record_page(results, tjs_name, tjs, tjs_pid)
             ours_browser.close()

@@ -128,7 +128,7 @@ def _category_ranges(name: str) -> Ranges:
     table = bytearray(256)
     for c in wanted:
         table[_CATEGORIES.index(c)] = 1
-    return _joined(_runs(_category_bytes().translate(table)))
+    return tuple(_runs(_category_bytes().translate(table)))
 
 
 def precompute_classes() -> None:

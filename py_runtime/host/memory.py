@@ -25,11 +25,13 @@ def _parents() -> dict[int, int]:
 
 
 def _descendants(root: int, parents: dict[int, int]) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
     found: list[int] = []
     todo = [root]
     while todo:
-        kids = [pid for pid, parent in parents.items() if parent == todo[-1]]
-        todo.pop()
+        kids = children.get(todo.pop(), [])
         found += kids
         todo += kids
     return found
