@@ -29,10 +29,10 @@ from onnx import TensorProto, helper, numpy_helper
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from py_runtime.backends.base import model_file  # noqa: E402
-from py_runtime.host.browser import launch_args  # noqa: E402
-from py_runtime.host.server import StaticServer  # noqa: E402
-from py_runtime.models.local import local_model  # noqa: E402
+from py_runtime.devtools.browser import launch_args  # noqa: E402
+from py_runtime.devtools.server import StaticServer  # noqa: E402
+from py_runtime.engine.vocabulary import model_file  # noqa: E402
+from py_runtime.hosts.cpython import local_model  # noqa: E402
 
 
 def profile_decode(model: Path, dtype: str, threads: int, prompt: int, steps: int) -> dict:

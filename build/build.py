@@ -1,14 +1,12 @@
 """Build the self-contained static ``dist/``: the shim, the worker, Pyodide's core and
 a memory snapshot of it with the engine imported, the engine's wheels (and the
-chat-template engine's) behind a PEP 503 index, and ORT's files.
+chat-template engine's) in ``dist/packages/``, and ORT's files.
 
 Run from anywhere: ``python3 build/build.py`` (after ``npm ci``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import html
 import json
 import os
 import shutil
@@ -45,8 +43,7 @@ MARKUPSAFE = "markupsafe==3.0.3"
 SNAPSHOT_PYTHON = """
 import pyodide._package_loader  # what installing a wheel imports
 import jinja2, jinja2.ext, jinja2.nodes, jinja2.sandbox
-import py_runtime.chat_template, py_runtime.speed, py_runtime.worker
-import py_runtime.models.echo, py_runtime.models.web
+import py_runtime.hosts.pyodide, py_runtime.models.chat_template, py_runtime.models.hf_messages
 py_runtime.tokenizer.precompute_classes()
 """
 
@@ -103,27 +100,6 @@ def project_name(wheel: Path) -> str:
     return wheel.name.split("-")[0].replace("_", "-").lower()
 
 
-def write_index(wheel_paths: list[Path]) -> None:
-    """A static PEP 503 "simple" index over dist/packages/."""
-    simple = DIST / "simple"
-    names: dict[str, list[Path]] = {}
-    for wheel in wheel_paths:
-        names.setdefault(project_name(wheel), []).append(wheel)
-    links = "".join(f'<a href="{n}/">{n}</a>\n' for n in sorted(names))
-    (simple).mkdir(parents=True)
-    (simple / "index.html").write_text(f"<!doctype html>\n<html><body>\n{links}</body></html>\n")
-    for name, files in names.items():
-        (simple / name).mkdir()
-        anchors = "".join(
-            f'<a href="../../packages/{html.escape(f.name)}#sha256='
-            f'{hashlib.sha256(f.read_bytes()).hexdigest()}">{html.escape(f.name)}</a>\n'
-            for f in files
-        )
-        (simple / name / "index.html").write_text(
-            f"<!doctype html>\n<html><body>\n{anchors}</body></html>\n"
-        )
-
-
 def build() -> None:
     if not (NODE_MODULES / ".bin" / "esbuild").exists():
         sys.exit("node_modules is missing: run `npm ci` first.")
@@ -134,7 +110,6 @@ def build() -> None:
         for wheel in built:
             shutil.copy2(wheel, DIST / "packages" / wheel.name)
     packaged = sorted((DIST / "packages").glob("*.whl"))
-    write_index(packaged)
     by_name = {project_name(w): f"packages/{w.name}" for w in packaged}
     build_info = {
         "snapshot": "pyodide/snapshot.bin.gz",

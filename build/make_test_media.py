@@ -1,7 +1,7 @@
 """Make the small media files WPT-style multimodal tests load (``/media/speech.wav``,
 ``/images/computer.jpg``, ``/images/pattern.svg``, ``/media/test.webm``).
 
-Run once; the output is committed under ``py_runtime/host/wpt_resources/``. The
+Run once; the output is committed under ``py_runtime/devtools/wpt_resources/``. The
 JPEG and the WebM come from headless Chromium's own encoders.
 """
 
@@ -13,7 +13,7 @@ import struct
 import wave
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "py_runtime" / "host" / "wpt_resources"
+OUT = Path(__file__).resolve().parent.parent / "py_runtime" / "devtools" / "wpt_resources"
 
 SVG = """<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64">
 <rect width="32" height="32" fill="red"/><rect x="32" width="32" height="32" fill="green"/>
@@ -64,7 +64,7 @@ def write_wav(path: Path, seconds: float = 0.5, rate: int = 16000) -> None:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    from py_runtime.host.browser import launch_args
+    from py_runtime.devtools.browser import launch_args
 
     (OUT / "media").mkdir(parents=True, exist_ok=True)
     (OUT / "images").mkdir(parents=True, exist_ok=True)

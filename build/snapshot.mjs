@@ -17,7 +17,7 @@ const memory = pyodide.makeMemorySnapshot();
 // Pyodide restores a snapshot into its initial memory without growing it: check that
 // this one restores (and that its modules are there) before shipping it.
 const restored = await loadPyodide({ indexURL, _loadSnapshot: memory });
-restored.runPython('import py_runtime.worker');
+restored.runPython('import py_runtime.hosts.pyodide');
 const snapshot = gzipSync(memory);
 writeFileSync(resolve(indexURL, 'snapshot.bin.gz'), snapshot);
 console.log(`snapshot.bin.gz: ${(snapshot.length / 1e6).toFixed(1)} MB (${(memory.length / 2 ** 20).toFixed(0)} MiB)`);

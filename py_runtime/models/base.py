@@ -1,12 +1,20 @@
-"""The seam between the session logic and a model."""
+"""The seam between the session logic and a model.
+
+The session owns the conversation: its initial prompts and kept history are the
+one source a model renders from, passed in whole at every step. A model keeps
+only what it computed from them (a KV cache, or what the echo model has still
+to echo), cheap to checkpoint and roll back.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
-from ..messages import Message, ToolCall
-from ..options import Availability, Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.messages import Message, ToolCall
+from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.protocol import SpeedResult
+from ..engine.vocabulary import Availability
 
 #: A generated chunk: text, or a tool call.
 Chunk = str | ToolCall
@@ -15,27 +23,34 @@ ProgressCallback = Callable[[float], None]
 
 
 class ModelState(Protocol):
-    """One session's state inside the model (its context), cheap to checkpoint."""
+    """One session's state inside the model."""
 
     def checkpoint(self) -> Any: ...
 
     def rollback(self, checkpoint: Any) -> None: ...
 
-    async def prefill(self, messages: Sequence[Message], stop: StopCallback) -> None: ...
+    async def prefill(
+        self, context: Sequence[Message], added: Sequence[Message], stop: StopCallback
+    ) -> None:
+        """Take in ``context``, the session's whole conversation, whose last messages
+        (``added``) are new."""
 
-    def generate(self, stop: StopCallback) -> AsyncIterator[Chunk]: ...
-
-    def evict(self, messages: Sequence[Message]) -> None:
-        """The session dropped these oldest history messages from the context."""
+    def generate(self, context: Sequence[Message], stop: StopCallback) -> AsyncIterator[Chunk]:
+        """Answer after ``context`` (already prefilled), chunk by chunk."""
+        ...
 
     async def clone(self, context: Sequence[Message]) -> ModelState:
-        """An independent copy; ``context`` is the session's whole conversation."""
+        """An independent copy, for a session holding the same ``context``."""
+        ...
 
     def release(self) -> None: ...
 
 
 class ModelAdapter(Protocol):
     capabilities: Capabilities
+    #: Whether a response's tool calls stay in the history (Chromium's echo model
+    #: keeps its text only; a real model must see its own calls again).
+    keeps_tool_calls: bool
 
     @property
     def context_window(self) -> float: ...
@@ -46,10 +61,20 @@ class ModelAdapter(Protocol):
     async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
         """Download and initialise the model (idempotent)."""
 
-    def measure(self, messages: Sequence[Message]) -> int: ...
+    def measure(self, messages: Sequence[Message]) -> int:
+        """The usage of an input on its own (measureContextUsage)."""
+        ...
 
-    def measure_initial(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
-        """Create step 7: the usage of the initial prompts and the tools."""
+    def measure_context(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+        """The usage of a whole conversation with these tools (contextUsage)."""
+        ...
 
     async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> ModelState:
         """A state holding the initial prompts and tools, sampling as the options say."""
+        ...
+
+
+class Benchmarkable(Protocol):
+    """A model that can measure its own speed (``promptAPIRuntime.benchmark()``)."""
+
+    async def benchmark(self, prompt_tokens: int, decode_tokens: int) -> SpeedResult: ...

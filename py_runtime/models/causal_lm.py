@@ -4,11 +4,11 @@ A base location holds ``config.json``, ``generation_config.json``,
 ``tokenizer.json``, ``tokenizer_config.json`` (with the chat template, or a
 ``chat_template.jinja`` beside it) and ``onnx/model{suffix}.onnx``. The
 generation loop below is the same in the page and under CPython; only the
-``Backend`` that runs the forward passes differs.
+``Backend`` that runs the forward passes differs (see ``hosts/``).
 
-The KV cache is reused across turns: each call renders the whole conversation
-with the chat template, tokenizes it, and runs only the tokens after the longest
-prefix already in the cache.
+The session's conversation is rendered with the chat template at every step; the
+model keeps only the KV cache and the token ids in it, and runs only the tokens
+after the longest prefix already cached.
 """
 
 from __future__ import annotations
@@ -17,28 +17,21 @@ import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..backends.base import Backend, Sampling
-from ..chat_template import ChatTemplate, messages_to_hf, tool_declarations_to_hf
-from ..errors import PromptAPIError
-from ..messages import Content, Message, ToolCall
-from ..options import Availability, Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.errors import Aborted, operation_error
+from ..engine.messages import Content, Message, ToolCall
+from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.protocol import SpeedResult
+from ..engine.vocabulary import Availability, Sampling, sampling_for
 from ..tokenizer import StreamDecoder, Tokenizer
-from ..tool_calls import ParsedCall, make_parser, parser_for_model
+from ..tool_calls import ParsedCall, ToolCallParser, make_parser, parser_for_model
+from .backend import Backend
 from .base import Chunk, ProgressCallback, StopCallback
-
-#: (temperature, top-k) per samplingMode; "most-predictable" is greedy.
-SAMPLING_MODES: dict[str, Sampling] = {
-    "most-predictable": Sampling(top_k=1),
-    "predictable": Sampling(top_k=3, temperature=0.3),
-    "slightly-predictable": Sampling(top_k=5, temperature=0.5),
-    "balanced": Sampling(top_k=8, temperature=0.7),
-    "slightly-creative": Sampling(top_k=16, temperature=0.9),
-    "creative": Sampling(top_k=32, temperature=1.1),
-    "most-creative": Sampling(top_k=64, temperature=1.3),
-}
+from .chat_template import ChatTemplate, ChatTemplateError
+from .hf_messages import messages_to_hf, tool_declarations_to_hf
+from .speed import measure_speed
 
 
 class ModelFiles(Protocol):
@@ -51,22 +44,24 @@ class ModelFiles(Protocol):
 BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]]
 
 
-def sampling_for(mode: str | None, top_k: float | None, temperature: float | None) -> Sampling:
-    """The sampling of a session: its mode, or its legacy topK/temperature."""
-    if mode is not None:
-        return SAMPLING_MODES[mode]
-    base = SAMPLING_MODES["balanced"]
-    k = base.top_k if top_k is None else max(1, int(min(top_k, 1 << 20)))
-    t = base.temperature if temperature is None else temperature
-    return Sampling(top_k=k, temperature=t)
-
-
 def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
     n = min(len(a), len(b))
     for i in range(n):
         if a[i] != b[i]:
             return i
     return n
+
+
+def merge_prefixes(messages: Sequence[Message]) -> list[Message]:
+    """An assistant prefix message and the answer that continued it, as one message."""
+    merged: list[Message] = []
+    for message in messages:
+        previous = merged[-1] if merged else None
+        if previous and previous.prefix and message.role == "assistant":
+            merged[-1] = replace(message, content=(*previous.content, *message.content))
+        else:
+            merged.append(message)
+    return merged
 
 
 class CausalLM:
@@ -77,6 +72,7 @@ class CausalLM:
         input_types=("text", "tool-call", "tool-response"),
         output_types=("text", "tool-call"),
     )
+    keeps_tool_calls = True
 
     def __init__(
         self,
@@ -93,6 +89,7 @@ class CausalLM:
         self.template: ChatTemplate | None = None
         self.eos_ids: set[int] = set()
         self.parser_family: str | None = None
+        self._encoded: tuple[str, list[int]] = ("", [])  # the last text encoded, and its ids
 
     # -- loading -----------------------------------------------------------
 
@@ -100,16 +97,14 @@ class CausalLM:
         text = await self.files.read_text(name)
         if text is None:
             if required:
-                raise PromptAPIError("OperationError", f"The model file {name} is missing.")
+                raise operation_error(f"The model file {name} is missing.")
             return {}
         try:
             value = json.loads(text)
         except ValueError as error:
-            raise PromptAPIError(
-                "OperationError", f"The model file {name} is not valid JSON: {error}."
-            ) from None
+            raise operation_error(f"The model file {name} is not valid JSON: {error}.") from None
         if not isinstance(value, dict):
-            raise PromptAPIError("OperationError", f"The model file {name} is not a JSON object.")
+            raise operation_error(f"The model file {name} is not a JSON object.")
         return value
 
     async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
@@ -128,7 +123,7 @@ class CausalLM:
                 self.files.read_text("chat_template.jinja"),
             )
             self.tokenizer = self._tokenizer(tokenizer_text)
-            self.template = ChatTemplate.from_tokenizer_config(tokenizer_config, template_text)
+            self.template = self._template(tokenizer_config, template_text)
         except BaseException:
             # The backend's own failure, if any, is not the one to report.
             backend.add_done_callback(lambda task: task.cancelled() or task.exception())
@@ -147,13 +142,20 @@ class CausalLM:
     @staticmethod
     def _tokenizer(text: str | None) -> Tokenizer:
         if text is None:
-            raise PromptAPIError("OperationError", "The model file tokenizer.json is missing.")
+            raise operation_error("The model file tokenizer.json is missing.")
         try:
             return Tokenizer.from_json(text)
-        except (ValueError, KeyError, TypeError) as error:
-            raise PromptAPIError(
-                "OperationError", f"The model file tokenizer.json is malformed: {error!r}."
+        except ValueError as error:
+            raise operation_error(
+                f"The model file tokenizer.json cannot be used: {error}."
             ) from None
+
+    @staticmethod
+    def _template(config: dict[str, Any], text: str | None) -> ChatTemplate:
+        try:
+            return ChatTemplate.from_tokenizer_config(config, text)
+        except ValueError as error:
+            raise operation_error(f"The model's chat template cannot be used: {error}") from None
 
     # -- the adapter interface ----------------------------------------------
 
@@ -167,168 +169,152 @@ class CausalLM:
             return "available"
         return "downloadable" if await self.files.read_text("config.json") else "unavailable"
 
-    def _render(
+    def render(
         self, messages: Sequence[Message], tools: Sequence[ToolDeclaration], generate: bool
     ) -> str:
+        """The chat template's text for a conversation; ``generate`` opens the answer
+        (or continues a final assistant prefix)."""
         assert self.template is not None
         prefix = bool(messages) and messages[-1].prefix
-        return self.template.render(
-            messages_to_hf(messages),
-            tools=tool_declarations_to_hf(tools) if tools else None,
-            add_generation_prompt=generate and not prefix,
-            continue_final_message=generate and prefix,
-        )
+        try:
+            return self.template.render(
+                messages_to_hf(merge_prefixes(messages)),
+                tools=tool_declarations_to_hf(tools) if tools else None,
+                add_generation_prompt=generate and not prefix,
+                continue_final_message=generate and prefix,
+            )
+        except (ChatTemplateError, ValueError) as error:
+            raise operation_error(f"The model's chat template failed: {error}") from None
 
-    def _count(self, text: str) -> int:
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` (the last text is remembered: a prefill and the usage
+        measured after it encode the same conversation)."""
         assert self.tokenizer is not None
-        return len(self.tokenizer.encode(text))
+        if self._encoded[0] != text or not text:
+            self._encoded = (text, self.tokenizer.encode(text))
+        return self._encoded[1]
 
     def measure(self, messages: Sequence[Message]) -> int:
         """Tokens the messages add to a conversation (after a fixed system turn)."""
         base = [Message("system", (Content("text", ""),))]
-        return self._count(self._render([*base, *messages], (), False)) - self._count(
-            self._render(base, (), False)
+        return len(self.encode(self.render([*base, *messages], (), False))) - len(
+            self.encode(self.render(base, (), False))
         )
 
-    def measure_initial(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
-        """Tokens of the initial prompts and tool declarations, as rendered."""
+    def measure_context(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+        """Tokens of the conversation as rendered, tool declarations included."""
         if messages:
-            return self._count(self._render(messages, tools, False))
+            return len(self.encode(self.render(messages, tools, False)))
         if not tools:
             return 0
         # Templates render nothing for an empty chat: measure beside an empty user turn.
         empty = [Message("user", (Content("text", ""),))]
-        return self._count(self._render(empty, tools, False)) - self.measure(empty)
+        return len(self.encode(self.render(empty, tools, False))) - self.measure(empty)
 
     async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> CausalLMState:
         assert self.backend is not None
         sampling = sampling_for(options.sampling_mode, options.top_k, options.temperature)
-        state = CausalLMState(
-            self,
-            list(options.initial_prompts),
-            options.tools,
-            self.backend.new_cache(),
-            [],
-            sampling,
-        )
+        state = CausalLMState(self, options.tools, self.backend.new_cache(), [], sampling)
         if options.initial_prompts:
-            await state.sync(self._render(state.conversation, options.tools, False), stop)
+            await state.prefill(options.initial_prompts, options.initial_prompts, stop)
         return state
+
+    async def benchmark(self, prompt_tokens: int, decode_tokens: int) -> SpeedResult:
+        """Prefill and decode speed of the loaded model."""
+        assert self.backend is not None and self.tokenizer is not None
+        return await measure_speed(self.backend, self.tokenizer, prompt_tokens, decode_tokens)
 
 
 @dataclass
 class CausalLMState:
-    """One session's conversation and the backend cache that holds its tokens."""
+    """One session's KV cache, the token ids it holds, and how it samples."""
 
     model: CausalLM
-    conversation: list[Message]
     tools: Sequence[ToolDeclaration]
     cache: int
-    cached: list[int] = field(default_factory=list)
-    sampling: Sampling = field(default_factory=lambda: SAMPLING_MODES["balanced"])
+    cached: list[int]
+    sampling: Sampling
 
     @property
     def backend(self) -> Backend:
         assert self.model.backend is not None
         return self.model.backend
 
-    def checkpoint(self) -> tuple[list[Message], list[int]]:
-        return list(self.conversation), list(self.cached)
+    def checkpoint(self) -> list[int]:
+        return list(self.cached)
 
-    def rollback(self, checkpoint: tuple[list[Message], list[int]]) -> None:
-        self.conversation, cached = list(checkpoint[0]), list(checkpoint[1])
-        keep = common_prefix_length(self.cached, cached)
+    def rollback(self, checkpoint: list[int]) -> None:
+        keep = common_prefix_length(self.cached, checkpoint)
         self.backend.truncate(self.cache, keep)
         self.cached = self.cached[:keep]
 
     async def sync(self, text: str, stop: StopCallback) -> None:
         """Make the cache hold ``text``'s tokens, running only what is not there yet."""
-        assert self.model.tokenizer is not None
-        ids = self.model.tokenizer.encode(text)
+        ids = self.model.encode(text)
         keep = common_prefix_length(self.cached, ids)
         if keep == len(ids) and keep > 0:
             keep -= 1  # re-run the last token: its logits are needed
         if keep < len(self.cached):
             self.backend.truncate(self.cache, keep)
         if stop():
-            from ..session import Aborted
-
             raise Aborted
         await self.backend.forward(self.cache, ids[keep:])
-        self.cached = ids
+        self.cached = list(ids)
 
-    async def prefill(self, messages: Sequence[Message], stop: StopCallback) -> None:
-        self.conversation.extend(messages)
-        await self.sync(self.model._render(self.conversation, self.tools, False), stop)
+    async def prefill(
+        self, context: Sequence[Message], added: Sequence[Message], stop: StopCallback
+    ) -> None:
+        await self.sync(self.model.render(context, self.tools, False), stop)
 
-    async def generate(self, stop: StopCallback) -> AsyncIterator[Chunk]:
+    async def generate(
+        self, context: Sequence[Message], stop: StopCallback
+    ) -> AsyncIterator[Chunk]:
         """Decode until an end-of-sequence token, streaming text and tool calls."""
-        from ..session import Aborted
-
         model = self.model
         assert model.tokenizer is not None
-        await self.sync(model._render(self.conversation, self.tools, True), stop)
+        await self.sync(model.render(context, self.tools, True), stop)
         decoder = StreamDecoder(model.tokenizer, skip_special_tokens=True)
         names = {tool.name for tool in self.tools}
-        parser = make_parser(model.parser_family, names) if names and model.parser_family else None
-        text, calls = [], []
+        family = model.parser_family
+        parser = make_parser(family, names) if names and family else None
         while len(self.cached) < model.context_window:
             if stop():
                 raise Aborted
             token = await self.backend.next_token(self.cache, self.sampling)
             if token in model.eos_ids:
                 break
-            segments = [decoder.feed(token)]
+            piece = decoder.feed(token)
             await self.backend.forward(self.cache, [token])
             self.cached.append(token)
-            for chunk in self._chunks(segments, parser, text, calls):
+            for chunk in _chunks(parser, family, piece, final=False):
                 yield chunk
-        for chunk in self._chunks([decoder.flush()], parser, text, calls, final=True):
+        for chunk in _chunks(parser, family, decoder.flush(), final=True):
             yield chunk
-        # An assistant prefix message and its continuation become one answer.
-        answer = "".join(text)
-        if self.conversation and self.conversation[-1].prefix:
-            answer = self.conversation.pop().text() + answer
-        content = [Content("text", answer)] if answer else []
-        content.extend(Content("tool-call", call) for call in calls)
-        self.conversation.append(Message("assistant", tuple(content)))
-
-    @staticmethod
-    def _chunks(
-        pieces: list[str], parser: Any, text: list[str], calls: list[ToolCall], final: bool = False
-    ) -> list[Chunk]:
-        """Turn decoded text into chunks, splitting out tool calls when tools exist."""
-        segments: list[Any] = []
-        for piece in pieces:
-            segments.extend(parser.feed(piece) if parser else [piece])
-        if final and parser:
-            segments.extend(parser.finish())
-        chunks: list[Chunk] = []
-        for segment in segments:
-            if isinstance(segment, ParsedCall):
-                call = ToolCall(f"call_{secrets.token_hex(12)}", segment.name, segment.arguments)
-                calls.append(call)
-                chunks.append(call)
-            elif segment:
-                text.append(segment)
-                chunks.append(segment)
-        return chunks
-
-    def evict(self, messages: Sequence[Message]) -> None:
-        """Drop evicted history from the conversation; the cache re-syncs lazily."""
-        for message in messages:
-            if message in self.conversation:
-                self.conversation.remove(message)
 
     async def clone(self, context: Sequence[Message]) -> CausalLMState:
-        return CausalLMState(
-            self.model,
-            list(self.conversation),
-            self.tools,
-            await self.backend.clone(self.cache),
-            list(self.cached),
-            self.sampling,
-        )
+        cache = await self.backend.clone(self.cache)
+        return CausalLMState(self.model, self.tools, cache, list(self.cached), self.sampling)
 
     def release(self) -> None:
         self.backend.release(self.cache)
+
+
+def _chunks(
+    parser: ToolCallParser | None, family: str | None, piece: str, final: bool
+) -> list[Chunk]:
+    """Decoded text as chunks, with tool calls split out when tools exist."""
+    if parser is None:
+        return [piece] if piece else []
+    try:
+        segments = [*parser.feed(piece), *(parser.finish() if final else [])]
+    except Exception as error:
+        raise operation_error(f"The {family} tool-call parser failed: {error}") from None
+    chunks: list[Chunk] = []
+    for segment in segments:
+        if isinstance(segment, ParsedCall):
+            chunks.append(
+                ToolCall(f"call_{secrets.token_hex(12)}", segment.name, segment.arguments)
+            )
+        elif segment:
+            chunks.append(segment)
+    return chunks

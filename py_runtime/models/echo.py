@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from ..messages import Content, Message, ToolCall
-from ..options import Availability, Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.messages import Content, Media, Message, ToolCall
+from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.vocabulary import Availability
 from .base import Chunk, ProgressCallback, StopCallback
 
 PREFIX = "On-device model is not available in Chromium, this API is just echoing back the input:\n"
@@ -27,12 +29,12 @@ def echo_text(content: Content) -> str:
     value = content.value
     if isinstance(value, str):
         return value
-    if content.type in ("image", "audio"):
+    if isinstance(value, Media):
         return f"<{content.type}>"
     return f"<{content.type}>{value.to_json()}</{content.type}>"
 
 
-def argument_hint(description: str) -> dict:
+def argument_hint(description: str) -> dict[str, Any]:
     """The JSON object after ``Args: `` in a description, up to the first ``}``."""
     _, found, rest = description.partition("Args: ")
     if not found or not rest.startswith("{"):
@@ -67,10 +69,14 @@ class EchoState:
     def rollback(self, checkpoint: tuple[list[str], bool]) -> None:
         self.pending, self.responded = list(checkpoint[0]), checkpoint[1]
 
-    async def prefill(self, messages: Sequence[Message], stop: StopCallback) -> None:
-        self.pending.append("".join(echo_text(c) for m in messages for c in m.content))
+    async def prefill(
+        self, context: Sequence[Message], added: Sequence[Message], stop: StopCallback
+    ) -> None:
+        self.pending.append("".join(echo_text(c) for m in added for c in m.content))
 
-    async def generate(self, stop: StopCallback) -> AsyncIterator[Chunk]:
+    async def generate(
+        self, context: Sequence[Message], stop: StopCallback
+    ) -> AsyncIterator[Chunk]:
         current = self.pending[-1] if self.pending else ""
         trigger = next(
             (t for t in (SIMPLE_TRIGGER, MULTIPLE_TRIGGER) if self.tools and current.startswith(t)),
@@ -87,13 +93,10 @@ class EchoState:
                 tool = self.tools[index]
                 yield ToolCall(f"call_{index + 1}", tool.name, argument_hint(tool.description))
 
-    def evict(self, messages: Sequence[Message]) -> None:
-        """The echo model keeps no context beyond what it has still to echo."""
-
     async def clone(self, context: Sequence[Message]) -> EchoState:
         """The clone's first reply echoes the prefix and the whole conversation."""
         clone = EchoState(self.tools)
-        await clone.prefill(context, lambda: False)
+        await clone.prefill(context, context, lambda: False)
         return clone
 
     def release(self) -> None:
@@ -103,6 +106,7 @@ class EchoState:
 class EchoModel:
     """Chromium's echo model: usage is UTF-8 bytes, plus 100 per non-text part."""
 
+    keeps_tool_calls = False  # "Tool calls add nothing to usage or history."
     capabilities = Capabilities(
         languages=("en",),
         input_types=("text", "image", "audio", "tool-call", "tool-response"),
@@ -129,12 +133,12 @@ class EchoModel:
             for c in m.content
         )
 
-    def measure_initial(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+    def measure_context(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
         """Tool declarations count nothing in Chromium's echo model."""
         return self.measure(messages)
 
     async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> EchoState:
         state = EchoState(options.tools)
         if options.initial_prompts:
-            await state.prefill(options.initial_prompts, stop)
+            await state.prefill(options.initial_prompts, options.initial_prompts, stop)
         return state

@@ -13,8 +13,11 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "tiny-qwen2-toolcall"
 TJS = REPO_ROOT / "node_modules" / "@huggingface" / "transformers" / "dist" / "transformers.min.js"
 
-if not (REPO_ROOT / "dist" / "language-model.js").is_file() or not TJS.is_file():
-    pytest.skip("needs dist/ and npm's @huggingface/transformers", allow_module_level=True)
+pytestmark = pytest.mark.needs_files(
+    REPO_ROOT / "dist" / "language-model.js",
+    TJS,
+    reason="needs dist/ and npm's @huggingface/transformers",
+)
 
 
 def bench(tmp_path: Path, *args: str) -> tuple[list[list[str]], dict]:

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from py_runtime.host.server import StaticServer
+from py_runtime.devtools.server import StaticServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DIST = REPO_ROOT / "dist"
 
-if not (DIST / "language-model.js").is_file():
-    pytest.skip("dist/ is missing: run `python3 build/build.py`", allow_module_level=True)
+pytestmark = pytest.mark.needs_files(
+    DIST / "language-model.js", reason="dist/ is missing: run `python3 build/build.py`"
+)
 
 CLASSIC_PAGE = b"""<!doctype html><meta charset=utf-8>
 <script>

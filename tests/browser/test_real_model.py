@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserType, Page
 
-from py_runtime.host.browser import WEBGPU_ARGS, launch_args
-from py_runtime.wpt import WptHost, run_wpt_file  # noqa: I001
+from py_runtime.devtools.browser import WEBGPU_ARGS, launch_args
+from py_runtime.devtools.wpt import run_wpt_file
+from py_runtime.devtools.wpt_host import WptHost
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DIST = REPO_ROOT / "dist"
@@ -37,8 +38,9 @@ PROMPTS = [
     "Tell me about the sea.",
 ]
 
-if not (DIST / "language-model.js").is_file():
-    pytest.skip("dist/ is missing: run `python3 build/build.py`", allow_module_level=True)
+pytestmark = pytest.mark.needs_files(
+    DIST / "language-model.js", reason="dist/ is missing: run `python3 build/build.py`"
+)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -53,8 +55,8 @@ def test_fixture_wpt_file_passes(page: Page, dtype: str) -> None:
 def cpython_answers(dtype: str) -> list[str]:
     """The same prompts through the engine and onnxruntime under CPython."""
     pytest.importorskip("onnxruntime")
-    from py_runtime.models.local import local_model
-    from py_runtime.runtime import Runtime
+    from py_runtime.engine.runtime import Runtime
+    from py_runtime.hosts.cpython import local_model
 
     async def run() -> list[str]:
         runtime = Runtime(local_model(FIXTURE, dtype))
@@ -63,14 +65,15 @@ def cpython_answers(dtype: str) -> list[str]:
             info = await runtime.create(
                 {"samplingMode": "most-predictable"}, True, lambda _: None, lambda: False
             )
-            messages: list[dict] = []
+            chunks: list[dict] = []
 
             async def keep(_: object) -> bool:
                 return True
 
-            request = {"session": info["session"], "input": prompt}
-            await runtime.prompt(request, messages.append, keep, lambda: False)
-            answers.append("".join(m["chunk"] for m in messages if m["type"] == "chunk"))
+            await runtime.prompt(
+                info["session"], prompt, None, False, chunks.append, keep, lambda: False
+            )
+            answers.append("".join(c["text"] for c in chunks if c["kind"] == "text"))
         return answers
 
     # A thread of its own: pytest-playwright keeps an event loop running here.

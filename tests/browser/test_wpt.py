@@ -15,17 +15,20 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from py_runtime.wpt import DEFAULT_TESTHARNESS, DEFAULT_TIMEOUT_S, WptHost, run_wpt_file
+from py_runtime.devtools.wpt import DEFAULT_TIMEOUT_S, run_wpt_file
+from py_runtime.devtools.wpt_host import DEFAULT_TESTHARNESS, WptHost
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DIST = REPO_ROOT / "dist"
 SHIM = DIST / "language-model.js"
 WPT_DIRS = [REPO_ROOT / "tests" / "wpt", REPO_ROOT.parent / "shared" / "wpt"]
 
-if not SHIM.is_file():
-    pytest.skip(f"{SHIM} is missing: build the shim first", allow_module_level=True)
-if not DEFAULT_TESTHARNESS.is_file():
-    pytest.skip(f"{DEFAULT_TESTHARNESS} is missing: run `npm install`", allow_module_level=True)
+pytestmark = [
+    pytest.mark.needs_files(SHIM, reason=f"{SHIM} is missing: build the shim first"),
+    pytest.mark.needs_files(
+        DEFAULT_TESTHARNESS, reason=f"{DEFAULT_TESTHARNESS} is missing: run `npm install`"
+    ),
+]
 
 
 def _test_files() -> list[Path]:

@@ -22,10 +22,19 @@ for path in (REPO_ROOT, HERE):  # `py_runtime` without installing; `builders` fo
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from py_runtime.engine.endpoint import Endpoint  # noqa: E402
+from py_runtime.engine.protocol import (  # noqa: E402
+    RESULTS,
+    Constraint,
+    CoreOptionsWire,
+    CreateOptionsWire,
+    PromptWire,
+    Return,
+)
+from py_runtime.engine.runtime import Runtime  # noqa: E402
+from py_runtime.engine.session import Session  # noqa: E402
+from py_runtime.engine.wire import check, decode_reply, to_wire  # noqa: E402
 from py_runtime.models.echo import EchoModel  # noqa: E402
-from py_runtime.runtime import Runtime  # noqa: E402
-from py_runtime.session import Session  # noqa: E402
-from py_runtime.worker import Worker  # noqa: E402
 
 
 def never() -> bool:
@@ -42,15 +51,16 @@ class Reply:
 
     @property
     def text(self) -> str:
-        return "".join(c for c in self.chunks if isinstance(c, str))
+        return "".join(c["text"] for c in self.chunks if c["kind"] == "text")
 
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
-        return [c["toolCall"] for c in self.chunks if isinstance(c, dict)]
+        return [c for c in self.chunks if c["kind"] == "tool-call"]
 
 
 class Echo:
-    """A ``Runtime`` over a fresh ``EchoModel``; each method runs one call to the end."""
+    """A ``Runtime`` over a fresh ``EchoModel``; each method runs one call to the end.
+    Inputs are checked against the protocol first, so the builders cannot drift from it."""
 
     def __init__(self, runner: asyncio.Runner) -> None:
         self.runner = runner
@@ -61,12 +71,13 @@ class Echo:
         return self.runner.run(coro)
 
     def create(self, activation: bool = True, **options: Any) -> int:
-        def emit(event: dict[str, Any]) -> None:
-            self.progress.append(event["loaded"])
-
-        return self.run(self.runtime.create(options, activation, emit, never))["session"]
+        check(CreateOptionsWire, options, "options")
+        return self.run(
+            self.runtime.create(options, activation, self.progress.append, never)  # type: ignore[arg-type]
+        )["session"]
 
     def availability(self, **options: Any) -> str:
+        check(CoreOptionsWire, options, "options")
         return self.run(self.runtime.availability(options))
 
     def session(self, session_id: int) -> Session:
@@ -78,34 +89,35 @@ class Echo:
         """prompt(); ``request`` may carry ``constraint`` and ``omit``."""
         reply = Reply()
 
-        async def settle(value: dict[str, Any]) -> bool:
+        async def settle(value: Any) -> bool:
             reply.settled = value
             return keep
 
-        def emit(event: dict[str, Any]) -> None:
-            reply.chunks.append(event["chunk"])
-
-        request = {"session": session_id, "input": input, **request}
-        await self.runtime.prompt(request, emit, settle, never)
+        constraint, omit = request.get("constraint"), request.get("omit", False)
+        check(PromptWire, input, "input")
+        check(Constraint | None, constraint, "constraint")
+        await self.runtime.prompt(
+            session_id, input, constraint, omit, reply.chunks.append, settle, never
+        )
         return reply
 
     def prompt(self, session_id: int, input: Any, keep: bool = True, **request: Any) -> Reply:
         return self.run(self.prompt_async(session_id, input, keep, **request))
 
     def append(self, session_id: int, input: Any, keep: bool = True) -> None:
-        async def settle(value: dict[str, Any]) -> bool:
+        async def settle(value: Any) -> bool:
             return keep
 
-        self.run(self.runtime.append({"session": session_id, "input": input}, settle, never))
+        check(PromptWire, input, "input")
+        self.run(self.runtime.append(session_id, input, settle, never))
 
     def measure(
         self, session_id: int, input: Any, constraint: dict | None = None, omit: bool = False
     ) -> int:
-        request = {"session": session_id, "input": input, "constraint": constraint, "omit": omit}
-        return self.run(self.runtime.measure(request))
+        return self.runtime.measure(session_id, input, constraint, omit)
 
     def clone(self, session_id: int) -> int:
-        return self.run(self.runtime.clone({"session": session_id}, never))["session"]
+        return self.run(self.runtime.clone(session_id, never))["session"]
 
     def usage(self, session_id: int) -> int:
         return self.session(session_id).context_usage
@@ -118,12 +130,20 @@ def echo() -> Iterator[Echo]:
 
 
 class WorkerHarness:
-    """A ``Worker`` fed JSON strings; what it posts is parsed into ``posted``."""
+    """An ``Endpoint`` fed JSON strings; what it posts is decoded against the protocol
+    (each ``return`` value against its call's result type) into ``posted``."""
 
     def __init__(self, runner: asyncio.Runner) -> None:
         self.runner = runner
         self.posted: list[dict[str, Any]] = []
-        self.worker = Worker(Runtime(EchoModel()), lambda s: self.posted.append(json.loads(s)))
+        self.kinds: dict[int, str] = {}  # request id -> kind, to check return values
+        self.endpoint = Endpoint(Runtime(EchoModel()), self._receive)
+
+    def _receive(self, text: str) -> None:
+        reply = decode_reply(text)
+        if isinstance(reply, Return) and reply.id in self.kinds:
+            check(RESULTS[self.kinds[reply.id]], reply.value, "value")
+        self.posted.append(to_wire(reply))
 
     def send(self, **message: Any) -> None:
         """Deliver one message, then let the worker run."""
@@ -134,7 +154,9 @@ class WorkerHarness:
 
         async def deliver() -> None:
             for message in messages:
-                self.worker.receive(json.dumps(message))
+                if "id" in message:
+                    self.kinds[message["id"]] = message["kind"]
+                self.endpoint.receive(json.dumps(message))
             await self._drain()
 
         self.runner.run(deliver())

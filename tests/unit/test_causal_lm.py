@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from py_runtime.models.local import local_model  # noqa: E402
-from py_runtime.runtime import Runtime  # noqa: E402
-from py_runtime.session import Aborted  # noqa: E402
+from py_runtime.engine.errors import Aborted  # noqa: E402
+from py_runtime.engine.runtime import Runtime  # noqa: E402
+from py_runtime.hosts.cpython import local_model  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny-qwen2-toolcall"
 DTYPES = ["fp32", "fp16", "q8", "int8", "q4", "q4f16"]
@@ -59,8 +59,8 @@ def tool_success(call_id: str, result: dict[str, Any]) -> list[dict[str, Any]]:
 class Harness:
     """A Runtime over the fixture, driven like the worker drives it."""
 
-    def __init__(self, dtype: str) -> None:
-        self.model = local_model(FIXTURE, dtype)
+    def __init__(self, dtype: str, context_cap: int | None = None) -> None:
+        self.model = local_model(FIXTURE, dtype, context_cap=context_cap)
         self.runtime = Runtime(self.model)
         self.loop = asyncio.new_event_loop()
 
@@ -73,14 +73,13 @@ class Harness:
         ]
 
     def prompt(self, session: int, prompt: Any, stop: Any = lambda: False) -> list[Any]:
+        """The chunks a prompt streamed, as they cross the wire."""
         chunks: list[Any] = []
 
         async def settle(_: Any) -> bool:
             return True
 
-        emit = lambda m: chunks.append(m["chunk"]) if m["type"] == "chunk" else None  # noqa: E731
-        request = {"session": session, "input": prompt}
-        self.run(self.runtime.prompt(request, emit, settle, stop))
+        self.run(self.runtime.prompt(session, prompt, None, False, chunks.append, settle, stop))
         return chunks
 
 
@@ -90,7 +89,11 @@ def harness(request: pytest.FixtureRequest) -> Harness:
 
 
 def text_of(chunks: list[Any]) -> str:
-    return "".join(c for c in chunks if isinstance(c, str))
+    return "".join(c["text"] for c in chunks if c["kind"] == "text")
+
+
+def calls_of(chunks: list[Any]) -> list[dict[str, Any]]:
+    return [c for c in chunks if c["kind"] == "tool-call"]
 
 
 def test_plain_questions_are_answered_exactly(harness: Harness) -> None:
@@ -103,14 +106,14 @@ def test_plain_questions_are_answered_exactly(harness: Harness) -> None:
 
 def test_hello_with_a_tool_declared_is_still_text(harness: Harness) -> None:
     chunks = harness.prompt(harness.create(WITH_TOOLS), "Hello!")
-    assert all(isinstance(c, str) for c in chunks)
+    assert all(c["kind"] == "text" for c in chunks)
     assert text_of(chunks) == "Hello! How can I help you today?"
 
 
 def test_the_full_tool_loop(harness: Harness) -> None:
     session = harness.create(WITH_TOOLS)
     chunks = harness.prompt(session, "What is the weather like in Paris today?")
-    (call,) = [c["toolCall"] for c in chunks if isinstance(c, dict)]
+    (call,) = calls_of(chunks)
     assert text_of(chunks) == ""
     assert call["name"] == "get_weather"
     assert call["arguments"] == {"location": "Paris"}
@@ -125,18 +128,14 @@ def test_answers_stream_token_by_token() -> None:
     harness = Harness("fp32")
     chunks = harness.prompt(harness.create(GREEDY), "Hello!")
     assert len(chunks) > 3
-    assert "".join(chunks) == "Hello! How can I help you today?"
+    assert text_of(chunks) == "Hello! How can I help you today?"
 
 
 def test_a_second_turn_prefills_only_the_new_tokens() -> None:
     harness = Harness("fp32")
     session = harness.create(WITH_TOOLS)
     state = harness.runtime.session(session).state
-    (call,) = [
-        c["toolCall"]
-        for c in harness.prompt(session, "What is the weather like in Paris today?")
-        if isinstance(c, dict)
-    ]
+    (call,) = calls_of(harness.prompt(session, "What is the weather like in Paris today?"))
     cached_before = list(state.cached)
     forwarded_before = harness.model.backend.forwarded
     result = {"temperature": 18, "condition": "sunny"}
@@ -166,12 +165,8 @@ def test_an_aborted_prompt_leaves_the_session_as_it_was() -> None:
 def test_clone_copies_the_cache_and_is_independent() -> None:
     harness = Harness("fp32")
     session = harness.create(WITH_TOOLS)
-    (call,) = [
-        c["toolCall"]
-        for c in harness.prompt(session, "What is the weather like in Paris today?")
-        if isinstance(c, dict)
-    ]
-    clone = harness.run(harness.runtime.clone({"session": session}, lambda: False))["session"]
+    (call,) = calls_of(harness.prompt(session, "What is the weather like in Paris today?"))
+    clone = harness.run(harness.runtime.clone(session, lambda: False))["session"]
     original, copy = harness.runtime.session(session).state, harness.runtime.session(clone).state
     assert copy.cache != original.cache and copy.cached == original.cached
     result = tool_success(call["callId"], {"temperature": 18, "condition": "sunny"})
@@ -182,7 +177,7 @@ def test_clone_copies_the_cache_and_is_independent() -> None:
 def test_context_usage_counts_real_tokens() -> None:
     harness = Harness("fp32")
     session = harness.create(GREEDY)
-    measured = harness.run(harness.runtime.measure({"session": session, "input": "Hello!"}))
+    measured = harness.runtime.measure(session, "Hello!", None, False)
     assert 0 < measured < 20
     harness.prompt(session, "Hello!")
     usage = harness.runtime.session(session).context_usage
@@ -196,7 +191,86 @@ def test_missing_model_files_name_the_file(tmp_path: Path) -> None:
     harness.model = local_model(tmp_path, "fp32")
     harness.runtime = Runtime(harness.model)
     harness.loop = asyncio.new_event_loop()
-    from py_runtime.errors import PromptAPIError
+    from py_runtime.engine.errors import PromptAPIError
 
     with pytest.raises(PromptAPIError, match="config.json is not valid JSON"):
         harness.create(GREEDY)
+
+
+# -- one owner of the conversation: the session's history ---------------------------------
+
+WEATHER_Q = "What is the weather like in Paris today?"
+SUNNY = {"temperature": 18, "condition": "sunny"}
+
+
+def hf_tokens(messages: list[Any], tools: list[Any]) -> int:
+    """transformers' rendering of a conversation, tokenized by `tokenizers`: a measurement
+    that shares nothing with the engine's template renderer or tokenizer."""
+    transformers = pytest.importorskip("transformers")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(FIXTURE))
+    from py_runtime.models.causal_lm import merge_prefixes
+    from py_runtime.models.hf_messages import messages_to_hf, tool_declarations_to_hf
+
+    text = tokenizer.apply_chat_template(
+        messages_to_hf(merge_prefixes(messages)),
+        tools=tool_declarations_to_hf(tools) or None,
+        tokenize=False,
+    )
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def test_a_capped_window_holds_over_many_tool_loop_turns() -> None:
+    harness = Harness("fp32", context_cap=300)
+    session_id = harness.create(WITH_TOOLS)
+    session = harness.runtime.session(session_id)
+    backend = harness.model.backend
+    held: list[int] = []
+    forward = backend.forward
+
+    async def watched(cache: int, ids: list[int]) -> None:
+        await forward(cache, ids)
+        held.append(backend.cache_length(cache))
+
+    backend.forward = watched  # type: ignore[method-assign]
+    overflowed = 0
+
+    def check() -> None:
+        nonlocal overflowed
+        usage = session.context_usage
+        assert usage <= 300
+        assert max(held) <= 300, "the model held more than the window"
+        kept = session.context()
+        assert usage == hf_tokens(kept, session.options.tools)
+        overflowed += len(kept) < 2 * 12
+
+    for _ in range(12):
+        calls = calls_of(harness.prompt(session_id, WEATHER_Q))
+        check()
+        if calls:
+            harness.prompt(session_id, tool_success(calls[0]["callId"], SUNNY))
+            check()
+    assert overflowed, "the window never overflowed: the test did not test eviction"
+
+    # After a prefill the model holds exactly the kept history: nothing evicted stays.
+    async def keep(_: Any) -> bool:
+        return True
+
+    harness.run(harness.runtime.append(session_id, "Thanks.", keep, lambda: False))
+    rendered = harness.model.render(session.context(), session.options.tools, False)
+    assert session.state.cached == harness.model.encode(rendered)
+    assert session.context_usage == len(session.state.cached) <= 300
+
+
+def test_a_prompt_identical_to_an_initial_prompt_does_not_evict_it() -> None:
+    harness = Harness("fp32", context_cap=120)
+    initial = [{"role": "user", "content": "Hello!"}, {"role": "assistant", "content": "Hi."}]
+    session_id = harness.create({**GREEDY, "initialPrompts": initial})
+    session = harness.runtime.session(session_id)
+    first = harness.model.encode(harness.model.render(session.options.initial_prompts, (), False))
+    overflowed = False
+    for _ in range(6):
+        harness.prompt(session_id, "Hello!")
+        overflowed = overflowed or len(session.history) < 2 * 6
+        assert session.context()[:2] == session.options.initial_prompts
+        assert session.state.cached[: len(first)] == first
+    assert overflowed

@@ -17,15 +17,14 @@ import pytest
 
 pytest.importorskip("jinja2")
 
-from py_runtime.chat_template import (  # noqa: E402
-    ChatTemplate,
-    ChatTemplateError,
+from py_runtime.engine.messages import Content, Media, Message, ToolCall, ToolResponse  # noqa: E402
+from py_runtime.engine.options import ToolDeclaration  # noqa: E402
+from py_runtime.models.chat_template import ChatTemplate, ChatTemplateError  # noqa: E402
+from py_runtime.models.hf_messages import (  # noqa: E402
     messages_to_hf,
     tool_declarations_to_hf,
     tool_response_content,
 )
-from py_runtime.messages import Content, Media, Message, ToolCall, ToolResponse  # noqa: E402
-from py_runtime.options import ToolDeclaration  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny-qwen2-toolcall"
 needs_fixture = pytest.mark.skipif(not FIXTURE.is_dir(), reason="tiny-qwen2-toolcall not found")
@@ -377,7 +376,7 @@ def test_special_tokens_as_strings_dicts_or_none() -> None:
     template = ChatTemplate(
         source, bos_token={"__type": "AddedToken", "content": "<s>"}, eos_token="</s>"
     )
-    assert template.bos_token == "<s>"
+    assert template.special_tokens == {"bos_token": "<s>", "eos_token": "</s>"}
     assert template.render([user("x")]) == "[<s>][</s>][True]"
     assert ChatTemplate(source, bos_token=None).render([user("x")]) == "[][][False]"
 
@@ -385,7 +384,6 @@ def test_special_tokens_as_strings_dicts_or_none() -> None:
 def test_from_tokenizer_config(config: dict[str, Any], qwen: ChatTemplate) -> None:
     assert qwen.template == config["chat_template"]
     assert qwen.special_tokens == {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
-    assert qwen.bos_token is None and qwen.eos_token == "<|im_end|>"
     # A chat_template.jinja file wins over the config's template.
     jinja = ChatTemplate.from_tokenizer_config(config, "{{ eos_token }}!")
     assert jinja.render([user("x")]) == "<|im_end|>!"
@@ -413,7 +411,10 @@ def test_jinja2_is_imported_lazily() -> None:
 
     if sys.platform == "emscripten":
         pytest.skip("no subprocesses in Pyodide")
-    code = "import sys, py_runtime.chat_template; print('jinja2' in sys.modules)"
+    code = (
+        "import sys, py_runtime.models.chat_template, py_runtime.models.hf_messages; "
+        "print('jinja2' in sys.modules)"
+    )
     root = Path(__file__).resolve().parents[2]
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True

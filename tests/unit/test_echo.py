@@ -20,7 +20,8 @@ from builders import (
     user,
 )
 
-from py_runtime.errors import PromptAPIError
+from py_runtime.engine.errors import PromptAPIError, error_to_wire
+from py_runtime.engine.options import ToolDeclaration
 from py_runtime.models.echo import (
     MULTIPLE_TRIGGER,
     PREFIX,
@@ -28,7 +29,6 @@ from py_runtime.models.echo import (
     argument_hint,
     tool_call_batches,
 )
-from py_runtime.options import ToolDeclaration
 
 P = PREFIX
 ALL_INPUTS = [{"type": t} for t in ("image", "audio", "tool-call", "tool-response")]
@@ -79,7 +79,7 @@ def test_every_session_starts_with_the_prefix(echo):
 
 def test_response_text_is_one_chunk(echo):
     session = echo.create()
-    assert echo.prompt(session, "hi").chunks == [P + "hi"]
+    assert echo.prompt(session, "hi").chunks == [{"kind": "text", "text": P + "hi"}]
 
 
 def test_non_text_input_echoes_as_placeholders(echo):
@@ -156,7 +156,7 @@ def test_append_grows_usage_by_its_input_only(echo):
 def test_context_window_is_1000(echo):
     session = echo.create()
     assert echo.session(session).context_window == 1000
-    assert echo.session(session).describe()["contextWindow"] == 1000
+    assert echo.session(session).describe(0)["contextWindow"] == 1000
 
 
 # -- the window --------------------------------------------------------------------
@@ -173,7 +173,7 @@ def test_input_larger_than_the_window_is_quota_exceeded(echo):
     session = echo.create()
     error = quota_error(lambda: echo.prompt(session, "a" * 1001))
     assert error.fields == {"requested": 1001, "quota": 1000}
-    assert error.to_wire()["requested"] == 1001
+    assert error_to_wire(error)["requested"] == 1001
     assert echo.usage(session) == 0
 
 
@@ -202,14 +202,18 @@ def test_overflow_evicts_the_oldest_history_and_reports_it(echo):
     assert first.settled == {"contextUsage": 887, "overflowed": False}
     second = echo.prompt(session, "b" * 100)  # 987, then 1087: the first input goes
     assert second.settled == {"contextUsage": 687, "overflowed": True}
-    assert [entry.usage for entry in echo.session(session).history] == [487, 100, 100]
+    assert [
+        echo.runtime.model.measure(entry.messages) for entry in echo.session(session).history
+    ] == [487, 100, 100]
 
 
 def test_overflow_never_evicts_initial_prompts(echo):
     session = echo.create(initialPrompts=[user("i" * 200)])
     reply = echo.prompt(session, "a" * 300)  # 200 + 300 + 587 = 1087
     assert reply.settled == {"contextUsage": 200 + 587, "overflowed": True}
-    assert [entry.usage for entry in echo.session(session).history] == [587]
+    assert [
+        echo.runtime.model.measure(entry.messages) for entry in echo.session(session).history
+    ] == [587]
 
 
 # -- tool-call triggers ----------------------------------------------------------------
@@ -228,9 +232,14 @@ def test_simple_trigger_calls_each_tool_in_order_after_the_text(echo):
     session = echo.create(**tool_options(WEATHER, CLOCK))
     reply = echo.prompt(session, SIMPLE_TRIGGER + "go")
     assert reply.chunks == [
-        P + "go",
-        {"toolCall": {"callId": "call_1", "name": "weather", "arguments": {"city": "Paris"}}},
-        {"toolCall": {"callId": "call_2", "name": "clock", "arguments": {}}},
+        {"kind": "text", "text": P + "go"},
+        {
+            "kind": "tool-call",
+            "callId": "call_1",
+            "name": "weather",
+            "arguments": {"city": "Paris"},
+        },
+        {"kind": "tool-call", "callId": "call_2", "name": "clock", "arguments": {}},
     ]
 
 

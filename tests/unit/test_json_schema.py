@@ -2,8 +2,8 @@
 
 import pytest
 
-from py_runtime.errors import PromptAPIError
-from py_runtime.json_schema import check_prefix, check_response_schema
+from py_runtime.engine.errors import PromptAPIError
+from py_runtime.engine.json_schema import check_prefix, check_response_schema
 
 
 @pytest.mark.parametrize(

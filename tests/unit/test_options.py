@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 from builders import assistant, image, lang, system, tool, tool_options, user
 
-from py_runtime.errors import JS_EXCEPTION, PromptAPIError
-from py_runtime.models.echo import EchoModel
-from py_runtime.options import (
+from py_runtime.engine.errors import JS_EXCEPTION, PromptAPIError, error_to_wire
+from py_runtime.engine.options import (
     Capabilities,
     Expected,
     LanguageModelOptions,
@@ -17,6 +16,7 @@ from py_runtime.options import (
     minimum_availability,
     validate_and_canonicalize_language_model_options,
 )
+from py_runtime.models.echo import EchoModel
 
 validate = validate_and_canonicalize_language_model_options
 
@@ -165,7 +165,7 @@ def test_page_exception_in_schema_probe_propagates_as_is(probe):
     error = error_of(tool_options(schema_tool(probe)))
     assert error.name == JS_EXCEPTION
     assert error.fields == {"index": 0}
-    assert error.to_wire() == {"name": JS_EXCEPTION, "message": "", "index": 0}
+    assert error_to_wire(error) == {"name": JS_EXCEPTION, "message": "", "index": 0}
 
 
 def test_first_invalid_tool_fails_the_whole_call():

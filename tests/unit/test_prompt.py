@@ -24,9 +24,9 @@ from builders import (
     user,
 )
 
-from py_runtime.errors import PromptAPIError
-from py_runtime.messages import Content, Media, Message, ToolCall, ToolResponse
-from py_runtime.prompt import validate_and_canonicalize_prompt
+from py_runtime.engine.errors import PromptAPIError
+from py_runtime.engine.messages import Content, Media, Message, ToolCall, ToolResponse
+from py_runtime.engine.prompt import validate_and_canonicalize_prompt
 
 ALL_TYPES = ["text", "image", "audio", "tool-call", "tool-response"]
 

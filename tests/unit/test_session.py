@@ -8,10 +8,10 @@ import asyncio
 import pytest
 from builders import assistant, json_schema, regexp, system, tool, tool_options, user
 
-from py_runtime.errors import PromptAPIError
+from py_runtime.engine.constraints import CONSTRAINT_INTRO
+from py_runtime.engine.errors import PromptAPIError
 from py_runtime.models.echo import PREFIX as P
 from py_runtime.models.echo import SIMPLE_TRIGGER
-from py_runtime.session import CONSTRAINT_INTRO
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}}
 SCHEMA_TEXT = CONSTRAINT_INTRO + '{"type":"object","properties":{"a":{"type":"string"}}}'
@@ -236,7 +236,7 @@ def test_queued_call_on_a_session_destroyed_meanwhile_is_invalid_state(echo):
 
     async def both():
         first = echo.runtime.prompt(
-            {"session": session, "input": "a"}, lambda e: None, destroy_then_keep, lambda: False
+            session, "a", None, False, lambda c: None, destroy_then_keep, lambda: False
         )
         second = echo.prompt_async(session, "b")
         return await asyncio.gather(first, second, return_exceptions=True)
@@ -286,11 +286,11 @@ def test_a_failing_call_does_not_block_the_queue(echo):
     [({}, "balanced"), ({"samplingMode": "creative"}, "creative"), ({"topK": 3}, None)],
 )
 def test_sampling_mode_attribute(echo, options, mode):
-    assert echo.session(echo.create(**options)).describe()["samplingMode"] == mode
+    assert echo.session(echo.create(**options)).describe(0)["samplingMode"] == mode
 
 
 def test_sampling_mode_is_null_when_top_k_is_infinite(echo):
-    assert echo.session(echo.create(topK="Infinity")).describe()["samplingMode"] is None
+    assert echo.session(echo.create(topK="Infinity")).describe(0)["samplingMode"] is None
 
 
 def test_create_reports_progress_0_then_1(echo):

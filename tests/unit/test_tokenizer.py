@@ -16,7 +16,13 @@ from typing import Any
 
 import pytest
 
-from py_runtime.tokenizer import StreamDecoder, Tokenizer, compile_regex, translate_regex
+from py_runtime.tokenizer import (
+    StreamDecoder,
+    Tokenizer,
+    TokenizerError,
+    compile_regex,
+    translate_regex,
+)
 
 HERE = Path(__file__).resolve().parent
 FIXTURE_NAME = "tiny-qwen2-toolcall"
@@ -245,7 +251,7 @@ def train_llama3_style(ignore_merges: bool = True) -> str:
         initial_alphabet=tk.pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    sources = sorted((HERE.parents[1] / "py_runtime").glob("*.py"))
+    sources = sorted((HERE.parents[1] / "py_runtime").rglob("*.py"))
     training = [p.read_text(encoding="utf-8") for p in sources] + list(CORPUS.values()) * 3
     tok.train_from_iterator(training, trainer)
     spec = json.loads(tok.to_str())
@@ -638,3 +644,29 @@ def test_unsupported_parts_are_rejected() -> None:
     ]:
         with pytest.raises(ValueError):
             Tokenizer.from_json({**base, key: value})
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", r"\(top level\): a JSON object is expected, not list"),
+        ({}, r"\(top level\): missing key 'model'"),
+        ({"model": {"type": "BPE"}}, r"\(model\): missing key 'vocab'"),
+        ({"model": "BPE"}, r"\(model\): 'str' object has no attribute 'get'"),
+        ({"model": {"vocab": {"a": 0}, "merges": ["a b"]}}, "merge token not in the vocabulary"),
+        ({"model": {"vocab": {"a": 0}, "merges": [["a"]]}}, "not a pair of tokens"),
+        ({"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": 5}]}, r"\(added_tokens\)"),
+        ({"model": {"vocab": {}}, "normalizer": {"type": "Sequence"}}, r"\(normalizer\)"),
+        ({"model": {"vocab": {}}, "pre_tokenizer": {"pattern": {}}}, r"\(pre_tokenizer\)"),
+        (
+            {"model": {"vocab": {}}, "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "("}}},
+            r"\(pre_tokenizer\): bad regex",
+        ),
+        ({"model": {"vocab": {}}, "decoder": ["ByteLevel"]}, r"\(decoder\)"),
+    ],
+)
+def test_malformed_tokenizer_json_raises_tokenizer_error(spec: Any, message: str) -> None:
+    with pytest.raises(TokenizerError, match=message) as caught:
+        Tokenizer.from_json(spec)
+    assert isinstance(caught.value, ValueError)

@@ -1,32 +1,57 @@
-// The page side of the worker protocol (see py_runtime/worker.py). One worker
-// per page, shared by every session; it boots Pyodide and the engine.
+// The page side of the worker protocol (py_runtime/engine/protocol.py; the types in
+// ./protocol.js are generated from it). One engine per page, shared by every
+// session, reached through a transport (./transport.js).
 
-export class WorkerClient {
-  #worker = null;
-  #workerURL;
+/** @typedef {import('./protocol.js').Config} Config */
+/** @typedef {import('./protocol.js').ErrorWire} ErrorWire */
+/** @typedef {import('./protocol.js').ChunkWire} ChunkWire */
+/** @typedef {import('./protocol.js').Reply} Reply */
+/** @typedef {import('./protocol.js').Requests} Requests */
+/** @typedef {import('./protocol.js').Results} Results */
+/** @typedef {import('./transport.js').Transport} Transport */
+
+/**
+ * What a call's replies are handed to.
+ * @template R
+ * @typedef {object} Handlers
+ * @property {(loaded: number) => void} [progress]
+ * @property {(chunk: ChunkWire) => void} [chunk]
+ * @property {(value: R, id: number) => void} ret
+ * @property {(error: ErrorWire) => void} thrown
+ */
+
+export class Client {
+  #transport;
+  /** @type {Config} */
   #config;
   #nextId = 1;
-  #pending = new Map(); // id -> handlers {progress, chunk, ret, thrown}
+  /** @type {Map<number, Handlers<any>>} */
+  #pending = new Map();
+  /** @type {ErrorWire | null} */
   #bootError = null;
   #initialized = false;
 
-  constructor(workerURL, config) {
-    this.#workerURL = workerURL;
+  /**
+   * @param {Transport} transport
+   * @param {Config} config
+   */
+  constructor(transport, config) {
+    this.#transport = transport;
     this.#config = config;
   }
 
-  /** Start the worker (and so the Pyodide boot) now; idempotent. */
+  /** Open the transport (and so start the engine's boot) now; idempotent. */
   start() {
-    if (this.#worker) return;
-    this.#worker = createWorker(this.#workerURL);
-    this.#worker.onmessage = (event) => this.#receive(JSON.parse(event.data));
-    this.#worker.onerror = (event) => {
-      event.preventDefault?.();
-      this.#fail({ name: 'OperationError', message: `The runtime worker failed to load: ${event.message ?? 'unknown error'}` });
-    };
+    this.#transport.start(
+      (text) => this.#receive(JSON.parse(text)),
+      (message) => this.#fail({ name: 'OperationError', message }),
+    );
   }
 
-  /** The page configuration; frozen at the first call into the engine. */
+  /**
+   * The page configuration; frozen at the first call into the engine.
+   * @param {Config} config
+   */
   configure(config) {
     if (this.#initialized) {
       throw new DOMException('The runtime is already configured.', 'InvalidStateError');
@@ -34,7 +59,14 @@ export class WorkerClient {
     this.#config = { ...this.#config, ...config };
   }
 
-  /** Send a request; `handlers` get its progress, chunks, return value and error. */
+  /**
+   * Send a call; `handlers` get its progress, chunks, return value and error.
+   * @template {keyof Results} K
+   * @param {K} kind
+   * @param {Omit<Requests[K], 'kind' | 'id'>} payload
+   * @param {Handlers<Results[K]>} handlers
+   * @returns {number} the call's id
+   */
   call(kind, payload, handlers) {
     this.start();
     if (!this.#initialized) {
@@ -47,64 +79,68 @@ export class WorkerClient {
       this.#post({ kind: 'init', config });
     }
     const id = this.#nextId++;
-    if (this.#bootError) {
-      queueMicrotask(() => handlers.thrown(this.#bootError));
+    const bootError = this.#bootError;
+    if (bootError) {
+      queueMicrotask(() => handlers.thrown(bootError));
       return id;
     }
     this.#pending.set(id, handlers);
-    this.#post({ id, kind, ...payload });
+    this.#post(/** @type {Requests[K]} */ ({ kind, id, ...payload }));
     return id;
   }
 
+  /** @param {number} target */
   abort(target) {
     if (this.#pending.has(target)) this.#post({ kind: 'abort', target });
   }
 
+  /**
+   * @param {number} target
+   * @param {boolean} keep
+   */
   settle(target, keep) {
     this.#post({ kind: 'settle', target, keep });
   }
 
+  /** @param {Requests[keyof Requests]} message */
   #post(message) {
-    this.#worker.postMessage(JSON.stringify(message));
+    this.#transport.post(JSON.stringify(message));
   }
 
-  #receive(message) {
-    if (message.type === 'boot-error') {
-      this.#fail(message.error);
+  /** @param {Reply} reply */
+  #receive(reply) {
+    if (reply.kind === 'boot-error') {
+      this.#fail(reply.error);
       return;
     }
-    const handlers = this.#pending.get(message.id);
+    const handlers = this.#pending.get(reply.id);
     if (!handlers) return;
-    switch (message.type) {
+    switch (reply.kind) {
       case 'progress':
-        handlers.progress?.(message.loaded);
+        handlers.progress?.(reply.loaded);
         break;
       case 'chunk':
-        handlers.chunk?.(message.chunk);
+        handlers.chunk?.(reply.chunk);
         break;
       case 'return':
-        this.#pending.delete(message.id); // a `settle` answer, if any, is sent at once
-        handlers.ret(message.value, message.id);
+        this.#pending.delete(reply.id); // a `settle` answer, if any, is sent at once
+        handlers.ret(reply.value, reply.id);
         break;
       case 'throw':
-        this.#pending.delete(message.id);
-        handlers.thrown(message.error);
+        this.#pending.delete(reply.id);
+        handlers.thrown(reply.error);
         break;
     }
   }
 
-  /** A boot failure rejects every pending and future call, never hangs. */
+  /**
+   * A boot failure rejects every pending and future call, never hangs.
+   * @param {ErrorWire} error
+   */
   #fail(error) {
     this.#bootError = error;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const handlers of pending) handlers.thrown(error);
   }
-}
-
-function createWorker(url) {
-  if (new URL(url).origin === location.origin) return new Worker(url, { type: 'module' });
-  // A cross-origin script (e.g. from a CDN) cannot start a worker directly.
-  const source = `import ${JSON.stringify(url)};`;
-  return new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' });
 }

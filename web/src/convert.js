@@ -2,18 +2,13 @@
 // data the engine reads (see py_runtime/options.py and py_runtime/prompt.py).
 
 import { EXTENSION_CONTEXT } from './extension.js';
+import { MESSAGE_TYPES, ROLES, SAMPLING_MODES } from './protocol.js';
 import { describeToolValue } from './tools.js';
 import {
   abortSignal, attempt, dictionary, isIterableObject, isObject, jsonOrNull, required, sequence,
   toDOMString, toDouble, toEnum, toObject, wireDouble,
 } from './webidl.js';
 
-export const SAMPLING_MODES = [
-  'most-predictable', 'predictable', 'slightly-predictable', 'balanced', 'slightly-creative',
-  'creative', 'most-creative',
-];
-const MESSAGE_TYPES = ['text', 'image', 'audio', 'tool-call', 'tool-response'];
-const ROLES = ['system', 'user', 'assistant'];
 
 function languageTag(value) {
   const tag = toDOMString(value);
@@ -77,9 +72,13 @@ export function newCall() {
   return { thrown: [], media: [] };
 }
 
-/** LanguageModelCreateCoreOptions; returns [engine data, the dictionary]. */
+/**
+ * LanguageModelCreateCoreOptions; returns [engine data, the dictionary].
+ * @returns {[import('./protocol.js').CreateOptionsWire, any]}
+ */
 export function convertCoreOptions(value, call) {
   const dict = dictionary(value, 'LanguageModelCreateCoreOptions');
+  /** @type {import('./protocol.js').CreateOptionsWire} */
   const options = {};
   const expectedInputs = dict.expectedInputs;
   if (expectedInputs !== undefined) options.expectedInputs = sequence(expectedInputs, expected, 'expectedInputs');
@@ -157,12 +156,18 @@ function message(value, call) {
   return { role, content: converted, prefix };
 }
 
-/** LanguageModelPrompt: (sequence<LanguageModelMessage> or DOMString). */
+/**
+ * LanguageModelPrompt: (sequence<LanguageModelMessage> or DOMString).
+ * @returns {import('./protocol.js').PromptWire}
+ */
 export function convertPrompt(value, call) {
   return isIterableObject(value) ? sequence(value, (m) => message(m, call), 'input') : toDOMString(value);
 }
 
-/** The response constraint as the engine's prompt builder reads it. */
+/**
+ * The response constraint as the engine's prompt builder reads it.
+ * @returns {import('./protocol.js').Constraint}
+ */
 function responseConstraint(value) {
   const constraint = toObject(value, 'responseConstraint');
   if (constraint instanceof RegExp) return { kind: 'regexp', source: constraint.source };

@@ -2,12 +2,10 @@
 // the deprecated measureInputUsage()/inputUsage/inputQuota/onquotaoverflow,
 // and topK/temperature. A window has none of them.
 
-export const EXTENSION_CONTEXT = !!globalThis.chrome?.runtime?.id;
+import { PARAMS } from './protocol.js';
 
-/** The sampling parameters the runtime reports and applies by default. */
-export const PARAMS = Object.freeze({
-  defaultTopK: 3, maxTopK: 8, defaultTemperature: 1, maxTemperature: 2,
-});
+// @ts-ignore: `chrome` exists only in extension contexts.
+export const EXTENSION_CONTEXT = !!globalThis.chrome?.runtime?.id;
 
 /** Add the extension-only members to the LanguageModel class. */
 export function addExtensionMembers(LanguageModel, sampling) {

@@ -1,9 +1,10 @@
 // Installs the globals and starts the runtime worker.
 
-import { WorkerClient } from './client.js';
+import { Client } from './client.js';
 import { QuotaExceededError, toPageError } from './errors.js';
 import { EXTENSION_CONTEXT, addExtensionMembers } from './extension.js';
 import { LanguageModel, samplingOf, useClient } from './language-model.js';
+import { WorkerTransport } from './transport.js';
 import {
   LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess,
 } from './tools.js';
@@ -26,7 +27,7 @@ function configFromScript(script) {
  */
 export function install(baseURL, script) {
   const { config, boot, keepNative } = configFromScript(script);
-  const client = new WorkerClient(new URL('worker.mjs', baseURL).href, config);
+  const client = new Client(new WorkerTransport(new URL('worker.mjs', baseURL).href), config);
   useClient(client);
   if (EXTENSION_CONTEXT) addExtensionMembers(LanguageModel, samplingOf);
   const globals = {

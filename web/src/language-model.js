@@ -11,17 +11,28 @@ import {
 import { decodeMedia } from './media.js';
 import { toolCallFromWire } from './tools.js';
 import { isObject } from './webidl.js';
-import { EXTENSION_CONTEXT, PARAMS } from './extension.js';
+import { EXTENSION_CONTEXT } from './extension.js';
 
 const CONSTRUCT = Symbol('construct');
 
-/** topK and temperature of a session (read by the extension-only attributes). */
-export let samplingOf;
-let client = null;
+/** @typedef {import('./protocol.js').ChunkWire} ChunkWire */
+/** @typedef {import('./protocol.js').SessionInfo} SessionInfo */
+/** @typedef {import('./client.js').Client} Client */
 
-/** Set the worker client every session uses (done once by the entry point). */
-export function useClient(workerClient) {
-  client = workerClient;
+/**
+ * The engine's topK and temperature of a session (the extension-only attributes).
+ * @type {(model: LanguageModel) => {topK: number, temperature: number}}
+ */
+export let samplingOf;
+/** @type {Client} */
+let client;
+
+/**
+ * Set the client every session uses (done once by the entry point).
+ * @param {Client} engineClient
+ */
+export function useClient(engineClient) {
+  client = engineClient;
 }
 
 function hasStickyActivation() {
@@ -29,8 +40,12 @@ function hasStickyActivation() {
   return !!activation && (activation.isActive || activation.hasBeenActive);
 }
 
+/**
+ * A streamed chunk as the page sees it: text, or a tool-call content.
+ * @param {ChunkWire} chunk
+ */
 function chunkFromWire(chunk) {
-  return typeof chunk === 'string' ? chunk : { type: 'tool-call', value: toolCallFromWire(chunk.toolCall) };
+  return chunk.kind === 'text' ? chunk.text : { type: 'tool-call', value: toolCallFromWire(chunk) };
 }
 
 /**
@@ -38,6 +53,19 @@ function chunkFromWire(chunk) {
  * reason when `signal` aborts (and tells the engine to stop). A request whose
  * result changes session state (`settles`) is kept only if it was not aborted.
  * The request is sent once `before` settles (media decoded, earlier calls sent).
+ * @template {keyof import('./protocol.js').Results} K
+ * @param {K} kind
+ * @param {Omit<import('./protocol.js').Requests[K], 'kind' | 'id'>} payload
+ * @param {object} how
+ * @param {AbortSignal} [how.signal]
+ * @param {{thrown: unknown[]}} [how.call] the conversion's state (page exceptions)
+ * @param {Promise<unknown>} [how.before]
+ * @param {(chunk: ChunkWire) => void} [how.chunk]
+ * @param {(loaded: number) => void} [how.progress]
+ * @param {boolean} [how.settles]
+ * @param {(value: import('./protocol.js').Results[K]) => void} [how.onKeep]
+ * @param {(value: import('./protocol.js').Results[K]) => void} [how.onLate]
+ * @returns {Promise<import('./protocol.js').Results[K]>}
  */
 function request(kind, payload, {
   signal, call, before, chunk, progress, settles = false, onKeep, onLate,
@@ -95,6 +123,7 @@ export class LanguageModel extends EventTarget {
   #samplingMode;
   #sampling;
   #destruction = new AbortController();
+  /** @type {Promise<unknown>} */
   #lastSend = Promise.resolve(); // calls reach the engine in call order
   #oncontextoverflow = null;
 
@@ -106,7 +135,7 @@ export class LanguageModel extends EventTarget {
     this.#contextUsage = info.contextUsage;
     this.#contextWindow = info.contextWindow;
     this.#samplingMode = info.samplingMode;
-    this.#sampling = info.sampling;
+    this.#sampling = { topK: info.topK, temperature: info.temperature };
   }
 
   static {
@@ -135,11 +164,7 @@ export class LanguageModel extends EventTarget {
       progress: (loaded) => target?.dispatchProgress(loaded),
       onLate: destroySession,
     });
-    const sampling = {
-      topK: Number(converted.topK ?? PARAMS.defaultTopK),
-      temperature: Number(converted.temperature ?? PARAMS.defaultTemperature),
-    };
-    const model = new LanguageModel(CONSTRUCT, { ...info, sampling });
+    const model = new LanguageModel(CONSTRUCT, info);
     // The create signal stays tied to the session: aborting it later destroys
     // the session with the signal's reason.
     signal?.addEventListener('abort', () => model.#destroy(signal.reason), { once: true });
@@ -254,7 +279,7 @@ export class LanguageModel extends EventTarget {
     const info = await request('clone', { session: this.#session }, {
       signal: composite, before, onLate: destroySession,
     });
-    return new LanguageModel(CONSTRUCT, { ...info, sampling: this.#sampling });
+    return new LanguageModel(CONSTRUCT, info);
   }
 
   destroy() {

@@ -128,7 +128,10 @@ for (const cls of [LanguageModelToolCall, LanguageModelToolSuccess, LanguageMode
   Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: cls.name, configurable: true });
 }
 
-/** A tool call chunk from the engine, as a page-realm LanguageModelToolCall. */
+/**
+ * A tool call chunk from the engine, as a page-realm LanguageModelToolCall.
+ * @param {import('./protocol.js').ToolCallChunk} chunk
+ */
 export function toolCallFromWire({ callId, name, arguments: args }) {
   return new LanguageModelToolCall({ callId, name, arguments: args ?? undefined });
 }

@@ -13,8 +13,15 @@ export function toDOMString(value) {
   return `${value}`; // ToString: throws for symbols, like WebIDL.
 }
 
+/**
+ * @template {string} T
+ * @param {unknown} value
+ * @param {readonly T[]} values
+ * @param {string} what
+ * @returns {T}
+ */
 export function toEnum(value, values, what) {
-  const string = toDOMString(value);
+  const string = /** @type {T} */ (toDOMString(value));
   if (!values.includes(string)) {
     throw new TypeError(`The provided value '${string}' is not a valid enum value of type ${what}.`);
   }

@@ -101,7 +101,7 @@ let runtime = null;
 export function startOrt({ device, threads }) {
   runtime ??= (async () => {
     const webgpu = device === 'webgpu';
-    if (webgpu && !(await navigator.gpu?.requestAdapter())) {
+    if (webgpu && !(await /** @type {any} */ (navigator).gpu?.requestAdapter())) {
       throw new Error('WebGPU was asked for, but this browser has no WebGPU adapter.');
     }
     const file = webgpu ? 'ort/ort.webgpu.min.mjs' : 'ort/ort.wasm.min.mjs';
@@ -269,11 +269,5 @@ export class OrtBackend {
     const cache = this.#caches.get(handle);
     for (const tensor of Object.values(cache?.past ?? {})) tensor.dispose?.();
     this.#caches.delete(handle);
-  }
-
-  /** Release every cache and the session (page teardown). */
-  async close() {
-    for (const handle of [...this.#caches.keys()]) this.release(handle);
-    await this.#session.release();
   }
 }

@@ -1,7 +1,8 @@
 // The runtime worker: restores Pyodide from the build's memory snapshot (Python
 // started, the engine imported), installs the engine's wheels from dist/ for any
-// later import, then relays the page's JSON messages to py_runtime.worker and its
-// replies back. BUILD is defined by build/build.py.
+// later import, then relays the page's protocol messages (JSON text) to the
+// engine's endpoint (py_runtime/hosts/pyodide.py) and its replies back.
+// BUILD is defined by build/build.py.
 
 /* global BUILD */
 const base = new URL('.', import.meta.url);
@@ -26,14 +27,12 @@ const bootFailure = new Promise((_, reject) => {
   bootDone = () => { console.warn = warn; };
 });
 const booting = (async () => {
-  const started = performance.now();
   const { loadPyodide } = await import(new URL('pyodide/pyodide.mjs', base).href);
   const pyodide = await loadPyodide({
     indexURL: new URL('pyodide/', base).href,
     _loadSnapshot: unzip(new URL(BUILD.snapshot, base)),
   });
   await install(pyodide, BUILD.wheels);
-  console.debug(`[prompt-api] runtime booted in ${Math.round(performance.now() - started)} ms`);
   return pyodide;
 })();
 
@@ -59,7 +58,12 @@ async function install(pyodide, wheels) {
   for (const archive of archives) pyodide.unpackArchive(archive, 'wheel');
 }
 
-async function init(config) {
+/**
+ * Boot the engine for the page's `init` message.
+ * @param {string} text the message
+ * @param {import('../src/protocol.js').Config} config its configuration
+ */
+async function init(text, config) {
   // Real models need ONNX Runtime Web: start it while Pyodide starts. A failure here
   // comes back from createOrtBackend() and create() reports it.
   const ortBackend = (config.model ?? 'echo') !== 'echo' ? import('./ort-backend.mjs') : null;
@@ -76,14 +80,17 @@ async function init(config) {
       await install(pyodide, BUILD.modelWheels);
       ({ createOrtBackend: createBackend } = await ortBackend);
     }
-    const worker = pyodide.pyimport('py_runtime.worker');
-    engine = worker.start(JSON.stringify(config), (text) => self.postMessage(text), createBackend);
+    const host = pyodide.pyimport('py_runtime.hosts.pyodide');
+    engine = host.start(text, (reply) => self.postMessage(reply), createBackend);
   } catch (error) {
     const message = `The Prompt API runtime failed to start: ${error?.message ?? error}`;
-    self.postMessage(JSON.stringify({ type: 'boot-error', error: { name: 'OperationError', message } }));
+    /** @type {import('../src/protocol.js').BootError} */
+    const reply = { kind: 'boot-error', error: { name: 'OperationError', message } };
+    self.postMessage(JSON.stringify(reply));
     return;
   }
-  for (const text of queue.splice(0)) engine.receive(text);
+  if (!engine) return; // the engine posted its boot-error
+  for (const message of queue.splice(0)) engine.receive(message);
 }
 
 self.onmessage = (event) => {
@@ -93,6 +100,6 @@ self.onmessage = (event) => {
     return;
   }
   const message = JSON.parse(text);
-  if (message.kind === 'init') init(message.config);
+  if (message.kind === 'init') init(text, message.config);
   else queue.push(text);
 };

@@ -1,0 +1,28 @@
+// ESLint for the JavaScript half of the product: the shim (web/src), the worker
+// (web/worker), the entry points and the build's Node scripts.
+import js from '@eslint/js';
+import globals from 'globals';
+
+export default [
+  { ignores: ['dist/**', 'node_modules/**', 'tests/**', 'py_runtime/**', 'bench/**'] },
+  js.configs.recommended,
+  {
+    files: ['web/**/*.{js,mjs}'],
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: 'module',
+      globals: { ...globals.browser, ...globals.worker },
+    },
+  },
+  {
+    files: ['build/**/*.mjs', 'eslint.config.js'],
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: globals.node },
+  },
+  {
+    rules: {
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      eqeqeq: ['error', 'always'],
+      'prefer-const': 'error',
+    },
+  },
+];

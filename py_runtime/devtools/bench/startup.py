@@ -1,0 +1,44 @@
+"""``bench startup``: cold start in a fresh browser each run."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..server import StaticServer
+from .pages import launch, mounts, page_path, record_page
+from .report import Results, record
+
+
+def startup(runs: int, dist: Path, model: Path, dtype: str) -> Results:
+    """Per variant: navigation to ready (create() resolved / model loaded) and to the
+    first token (ms), the page's peak memory and its long tasks; a fresh browser each run."""
+    from playwright.sync_api import sync_playwright
+
+    threads = os.cpu_count() or 1
+    folder = {"data-model": "/_model/", "data-dtype": dtype, "data-threads": threads}
+    paths = {
+        "echo, ours (boot at load)": page_path("ours-cold.html"),
+        "echo, ours (boot at first call)": page_path("ours-cold.html", {"data-boot": "lazy"}),
+        f"{model.name} {dtype}, ours": page_path("ours-cold.html", folder),
+        f"{model.name} {dtype}, Transformers.js": page_path(
+            "tjs-cold.html", {"dtype": dtype, "threads": threads}
+        ),
+    }
+    results: Results = {}
+    with StaticServer(mounts(dist, model)) as server, sync_playwright() as playwright:
+        for _ in range(runs):  # alternate the variants within each round
+            for name, path in paths.items():
+                browser, pid = launch(playwright)
+                page = browser.new_page()
+                with page.expect_console_message(
+                    lambda m: m.text.startswith("coldstart "), timeout=300_000
+                ) as message:
+                    page.goto(server.url + path)
+                    page.click("#go")
+                times = json.loads(message.value.text.removeprefix("coldstart "))
+                record(results, name, ready_ms=times["ready"], first_token_ms=times["first"])
+                record_page(results, name, page, pid)
+                browser.close()
+    return results

@@ -1,0 +1,20 @@
+// Transformers.js, served from the same origin, loading the page's model (/_model/) from
+// there only, with the dtype and the wasm thread count of the page's query string
+// (?dtype=q8&threads=2).
+import { AutoModelForCausalLM, AutoTokenizer, Tensor, env } from '/_tjs/transformers.min.js';
+
+const query = new URLSearchParams(location.search);
+env.allowRemoteModels = false;
+env.allowLocalModels = true;
+env.localModelPath = '/';
+env.backends.onnx.wasm.wasmPaths = '/_tjs_ort/';
+env.backends.onnx.wasm.numThreads = Number(query.get('threads'));
+
+export { Tensor };
+
+/** The tokenizer and the model, loaded. */
+export const load = async () => ({
+  tokenizer: await AutoTokenizer.from_pretrained('_model'),
+  model: await AutoModelForCausalLM.from_pretrained(
+    '_model', { dtype: query.get('dtype'), device: 'wasm' }),
+});

@@ -1,0 +1,55 @@
+"""Response constraints before generation: the checks and the guidance text.
+
+Prompt step 4's implementation-defined part, as Chromium's prompt builder does it:
+a JSON schema is appended to the last user message as text (unless
+``omitResponseConstraintInput``); a schema Chromium could not turn into a grammar,
+or a prefix the constraint cannot start with, is ``NotSupportedError``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from .errors import PromptAPIError
+from .json_schema import check_prefix, check_response_schema
+from .messages import Content, Message
+from .protocol import Constraint
+
+CONSTRAINT_INTRO = (
+    '\n\nRemember to respond in JSON that follows this "JSON Schema" specification:\n'
+)
+
+
+def check_response_constraint(messages: list[Message], constraint: Constraint | None) -> None:
+    """The constraint must be usable, and must admit the assistant prefix, if any."""
+    if constraint is None:
+        return
+    prefix = messages[-1].text() if messages[-1].prefix else None
+    if constraint["kind"] == "regexp":
+        source = constraint["source"]
+        if prefix is not None and source.startswith("^") and not source[1:].startswith(prefix):
+            raise PromptAPIError(
+                "NotSupportedError", "The response constraint cannot start with the prefix."
+            )
+        return
+    schema = json.loads(constraint["json"])
+    check_response_schema(schema)
+    if prefix is not None:
+        check_prefix(schema, prefix)
+
+
+def with_response_constraint(messages: list[Message], constraint: Constraint) -> list[Message]:
+    """The schema text goes at the end of the last user message (or a new one)."""
+    if constraint["kind"] != "json-schema":
+        return messages
+    text = Content("text", CONSTRAINT_INTRO + constraint["json"])
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "user":
+            message = messages[index]
+            return [
+                *messages[:index],
+                replace(message, content=(*message.content, text)),
+                *messages[index + 1 :],
+            ]
+    return [*messages, Message("user", (text,))]

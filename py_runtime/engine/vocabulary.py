@@ -1,0 +1,103 @@
+"""What the page and the engine both name, defined once.
+
+The enumerations of the IDL that the engine reads, the sampling of each
+``samplingMode`` and the limits ``LanguageModel.params()`` reports, the model
+dtypes and devices. web/src/protocol.js is generated from this module and
+``protocol.py``, so the shim and the engine cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, cast, get_args
+
+Availability = Literal["unavailable", "downloadable", "downloading", "available"]
+Role = Literal["system", "user", "assistant"]
+MessageType = Literal["text", "image", "audio", "tool-call", "tool-response"]
+SamplingModeName = Literal[
+    "most-predictable",
+    "predictable",
+    "slightly-predictable",
+    "balanced",
+    "slightly-creative",
+    "creative",
+    "most-creative",
+]
+#: Model precisions, as the suffixes of Transformers.js / Optimum exports name them.
+Dtype = Literal["fp32", "fp16", "q8", "int8", "uint8", "q4", "q4f16", "bnb4"]
+Device = Literal["wasm", "webgpu"]
+
+AVAILABILITIES: tuple[Availability, ...] = get_args(Availability)
+ROLES: tuple[Role, ...] = get_args(Role)
+MESSAGE_TYPES: tuple[MessageType, ...] = get_args(MessageType)
+SAMPLING_MODE_NAMES: tuple[SamplingModeName, ...] = get_args(SamplingModeName)
+DTYPES: tuple[Dtype, ...] = get_args(Dtype)
+DEVICES: tuple[Device, ...] = get_args(Device)
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How the next token is chosen; ``top_k`` 1 (or temperature 0) is greedy."""
+
+    top_k: int = 1
+    temperature: float = 1.0
+
+    @property
+    def greedy(self) -> bool:
+        return self.top_k <= 1 or self.temperature <= 0
+
+
+#: (top-k, temperature) per samplingMode; "most-predictable" is greedy.
+SAMPLING_MODES: dict[SamplingModeName, Sampling] = {
+    "most-predictable": Sampling(top_k=1),
+    "predictable": Sampling(top_k=3, temperature=0.3),
+    "slightly-predictable": Sampling(top_k=5, temperature=0.5),
+    "balanced": Sampling(top_k=8, temperature=0.7),
+    "slightly-creative": Sampling(top_k=16, temperature=0.9),
+    "creative": Sampling(top_k=32, temperature=1.1),
+    "most-creative": Sampling(top_k=64, temperature=1.3),
+}
+DEFAULT_SAMPLING_MODE: SamplingModeName = "balanced"
+MAX_TOP_K = 128
+MAX_TEMPERATURE = 2.0
+
+#: ``LanguageModel.params()`` (extension contexts): the defaults are balanced's.
+PARAMS: dict[str, float] = {
+    "defaultTopK": SAMPLING_MODES[DEFAULT_SAMPLING_MODE].top_k,
+    "maxTopK": MAX_TOP_K,
+    "defaultTemperature": SAMPLING_MODES[DEFAULT_SAMPLING_MODE].temperature,
+    "maxTemperature": MAX_TEMPERATURE,
+}
+
+
+def sampling_for(mode: str | None, top_k: float | None, temperature: float | None) -> Sampling:
+    """A session's sampling: its mode's, or its deprecated topK/temperature (each
+    missing one from the default mode), clamped to ``PARAMS``' maxima."""
+    if mode is not None:
+        return SAMPLING_MODES[cast(SamplingModeName, mode)]
+    base = SAMPLING_MODES[DEFAULT_SAMPLING_MODE]
+    k = base.top_k if top_k is None else max(1, int(min(top_k, MAX_TOP_K)))
+    t = base.temperature if temperature is None else max(0.0, min(temperature, MAX_TEMPERATURE))
+    return Sampling(top_k=k, temperature=t)
+
+
+#: Model file suffix per dtype: ``onnx/model{suffix}.onnx``.
+DTYPE_SUFFIXES: dict[Dtype, str] = {
+    "fp32": "",
+    "fp16": "_fp16",
+    "q8": "_quantized",
+    "int8": "_int8",
+    "uint8": "_uint8",
+    "q4": "_q4",
+    "q4f16": "_q4f16",
+    "bnb4": "_bnb4",
+}
+#: dtypes whose KV cache is float16 in Transformers.js / Optimum exports.
+HALF_KV_DTYPES: frozenset[Dtype] = frozenset({"fp16", "q4f16"})
+
+
+def model_file(dtype: Dtype) -> str:
+    """``onnx/model{suffix}.onnx`` for a dtype."""
+    if dtype not in DTYPE_SUFFIXES:
+        raise ValueError(f"Unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}.")
+    return f"onnx/model{DTYPE_SUFFIXES[dtype]}.onnx"

@@ -1,1 +1,0 @@
-"""Host-side helpers for browser tests: static server, Chromium launch, WPT."""

@@ -1,0 +1,114 @@
+"""The CPython backend: ``onnxruntime`` and NumPy (tests and benchmarks).
+
+Inputs and outputs are those of Optimum's ``text-generation-with-past`` exports:
+``input_ids``, ``attention_mask``, ``position_ids``, ``past_key_values.{i}.key/value``
+in, ``logits`` and ``present.{i}.key/value`` out.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+
+from ..engine.vocabulary import Sampling
+
+
+@dataclass
+class _Cache:
+    past: dict[str, np.ndarray] = field(default_factory=dict)
+    length: int = 0
+    logits: np.ndarray | None = None
+
+
+class OnnxRuntimeBackend:
+    def __init__(self, model_path: str | Path, threads: int | None = None) -> None:
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        # As in the page (ort-backend.mjs): constant weights are dequantized once, at
+        # load, not on every step.
+        options.add_session_config_entry("session.disable_quant_qdq", "1")
+        self.session = ort.InferenceSession(
+            str(model_path), options, providers=["CPUExecutionProvider"]
+        )
+        self._past_inputs = [
+            i for i in self.session.get_inputs() if i.name.startswith("past_key_values.")
+        ]
+        self._output_names = [o.name for o in self.session.get_outputs()]
+        self._caches: dict[int, _Cache] = {}
+        self._next = 0
+        #: Positions run through the model, in total (for KV-reuse tests).
+        self.forwarded = 0
+        #: Milliseconds spent inside ``InferenceSession.run``, in total (benchmarks).
+        self.run_ms = 0.0
+
+    def _empty_past(self) -> dict[str, np.ndarray]:
+        past = {}
+        for spec in self._past_inputs:
+            dtype = np.float16 if "float16" in spec.type else np.float32
+            _, heads, _, head_dim = spec.shape
+            past[spec.name] = np.zeros((1, heads, 0, head_dim), dtype=dtype)
+        return past
+
+    def new_cache(self) -> int:
+        self._next += 1
+        self._caches[self._next] = _Cache(self._empty_past())
+        return self._next
+
+    async def forward(self, cache: int, ids: list[int]) -> None:
+        state = self._caches[cache]
+        total = state.length + len(ids)
+        feeds: dict[str, Any] = {
+            "input_ids": np.array([ids], dtype=np.int64),
+            "attention_mask": np.ones((1, total), dtype=np.int64),
+            "position_ids": np.arange(state.length, total, dtype=np.int64)[None, :],
+            **state.past,
+        }
+        started = time.perf_counter()
+        outputs = dict(zip(self._output_names, self.session.run(None, feeds), strict=True))
+        self.run_ms += (time.perf_counter() - started) * 1000
+        state.logits = outputs["logits"][0, -1].astype(np.float32)
+        state.past = {
+            name.replace("present.", "past_key_values."): value
+            for name, value in outputs.items()
+            if name.startswith("present.")
+        }
+        state.length = total
+        self.forwarded += len(ids)
+
+    async def next_token(self, cache: int, sampling: Sampling) -> int:
+        logits = self._caches[cache].logits
+        assert logits is not None, "forward() must run first"
+        if sampling.greedy:
+            return int(np.argmax(logits))
+        top = np.argpartition(logits, -sampling.top_k)[-sampling.top_k :]
+        scaled = logits[top] / sampling.temperature
+        weights = np.exp(scaled - scaled.max())
+        return int(np.random.default_rng().choice(top, p=weights / weights.sum()))
+
+    def cache_length(self, cache: int) -> int:
+        return self._caches[cache].length
+
+    def truncate(self, cache: int, length: int) -> None:
+        state = self._caches[cache]
+        if length >= state.length:
+            return
+        state.past = {name: value[:, :, :length] for name, value in state.past.items()}
+        state.length = length
+        state.logits = None
+
+    async def clone(self, cache: int) -> int:
+        source = self._caches[cache]
+        self._next += 1
+        self._caches[self._next] = _Cache(
+            {k: v.copy() for k, v in source.past.items()}, source.length, source.logits
+        )
+        return self._next
+
+    def release(self, cache: int) -> None:
+        self._caches.pop(cache, None)

@@ -1,0 +1,133 @@
+"""The Pyodide host: the engine inside the page's worker (Pyodide only).
+
+``start`` is the worker script's one entry point (web/worker/worker.mjs): it reads
+the ``init`` message, chooses the model adapter the page configured (the echo
+model, or a causal LM whose files are fetched and whose forward passes run on
+ONNX Runtime Web through web/worker/ort-backend.mjs) and returns the protocol
+endpoint. The CPython host (``cpython.py``) is its counterpart for tests and tools.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.endpoint import Endpoint, Post
+from ..engine.errors import error_to_wire, operation_error
+from ..engine.protocol import BootError, Config, Init
+from ..engine.runtime import Runtime
+from ..engine.vocabulary import HALF_KV_DTYPES, Sampling, model_file
+from ..engine.wire import decode_request, encode
+from ..models.backend import Backend
+from ..models.base import ModelAdapter, ProgressCallback
+from ..models.causal_lm import CausalLM
+from ..models.echo import EchoModel
+
+
+def start(init_text: str, post: Post, create_backend: Any) -> Endpoint | None:
+    """The endpoint for the page's ``init`` message; ``create_backend`` is ONNX Runtime
+    Web's factory. A failure is posted as ``boot-error`` (and None returned)."""
+    try:
+        init = decode_request(init_text)
+        if not isinstance(init, Init):
+            raise operation_error("The runtime must be started with an init message.")
+        return Endpoint(Runtime(create_model(init.config, create_backend)), post)
+    except Exception as error:
+        post(encode(BootError(error_to_wire(error))))
+        return None
+
+
+def create_model(config: Config, create_backend: Any) -> ModelAdapter:
+    """The adapter the page configured: ``echo`` (the default), or the base URL of a
+    model folder."""
+    model = config.get("model") or "echo"
+    return EchoModel() if model == "echo" else web_model(config, create_backend)
+
+
+class WebFiles:
+    """Files under the model's base URL, fetched by the worker."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url if base_url.endswith("/") else base_url + "/"
+
+    async def read_text(self, name: str) -> str | None:
+        from js import fetch
+
+        response = await fetch(self.base_url + name)
+        return await response.text() if response.ok else None
+
+
+class WebBackend:
+    """The Backend protocol over the JS OrtBackend (handles are plain integers)."""
+
+    def __init__(self, js_backend: Any) -> None:
+        self.js = js_backend
+
+    @property
+    def forwarded(self) -> int:
+        return int(self.js.forwarded)
+
+    @property
+    def run_ms(self) -> float:
+        return float(self.js.runMs)
+
+    def new_cache(self) -> int:
+        return int(self.js.newCache())
+
+    async def forward(self, cache: int, ids: list[int]) -> None:
+        from pyodide.ffi import to_js
+
+        await self.js.forward(cache, to_js(ids))
+
+    async def next_token(self, cache: int, sampling: Sampling) -> int:
+        return int(self.js.nextToken(cache, sampling.top_k, sampling.temperature))
+
+    def cache_length(self, cache: int) -> int:
+        return int(self.js.cacheLength(cache))
+
+    def truncate(self, cache: int, length: int) -> None:
+        self.js.truncate(cache, length)
+
+    async def clone(self, cache: int) -> int:
+        return int(await self.js.clone(cache))
+
+    def release(self, cache: int) -> None:
+        self.js.release(cache)
+
+
+def web_model(config: Config, create_backend: Any) -> CausalLM:
+    """The page's model: ``config`` holds ``model`` (a base URL), ``dtype``, ``device``
+    and ``contextWindow`` (a cap); ``create_backend`` is ort-backend.mjs's factory."""
+    base_url = config["model"]
+    dtype = config.get("dtype") or ("fp32" if config.get("device") == "webgpu" else "q8")
+    device = config.get("device") or "wasm"
+    cap = int(config["contextWindow"]) if config.get("contextWindow") else None
+
+    async def make_backend(model_config: dict[str, Any], on_progress: ProgressCallback) -> Backend:
+        from js import Object
+        from pyodide.ffi import create_proxy, to_js
+
+        try:
+            heads = int(model_config["num_attention_heads"])
+            head_dim = int(model_config.get("head_dim") or model_config["hidden_size"] // heads)
+        except (KeyError, TypeError, ValueError) as error:
+            raise operation_error(
+                f"The model file config.json has no usable attention shape ({error})."
+            ) from None
+        progress = create_proxy(on_progress)
+        options = {
+            "modelURL": WebFiles(base_url).base_url,
+            "file": model_file(dtype),
+            "device": device,
+            "threads": int(config.get("threads") or 0),
+            "kvHeads": int(model_config.get("num_key_value_heads", heads)),
+            "headDim": head_dim,
+            "kvType": "float16" if dtype in HALF_KV_DTYPES else "float32",
+            "onProgress": progress,
+        }
+        try:
+            js_backend = await create_backend(to_js(options, dict_converter=Object.fromEntries))
+        finally:
+            progress.destroy()
+        return WebBackend(js_backend)
+
+    return CausalLM(WebFiles(base_url), make_backend, cap)

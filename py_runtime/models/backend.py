@@ -1,0 +1,38 @@
+"""The backend seam: where a causal LM's forward passes run.
+
+ONNX Runtime Web in the page (web/worker/ort-backend.mjs, through
+``hosts/pyodide.py``) or ``onnxruntime`` under CPython
+(``hosts/onnxruntime_backend.py``). KV caches stay inside the backend,
+addressed by integer handles; the generation loop is the same for both.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ..engine.vocabulary import Sampling
+
+
+class Backend(Protocol):
+    """Runs the model; the KV cache and the last logits stay inside the backend."""
+
+    #: Milliseconds spent inside the runtime's run call, in total (benchmarks).
+    @property
+    def run_ms(self) -> float: ...
+
+    def new_cache(self) -> int: ...
+
+    async def forward(self, cache: int, ids: list[int]) -> None:
+        """Run ``ids`` after the cached positions; keep the last position's logits."""
+
+    async def next_token(self, cache: int, sampling: Sampling) -> int:
+        """Choose a token from the last logits (the vocabulary never reaches Python)."""
+
+    def cache_length(self, cache: int) -> int: ...
+
+    def truncate(self, cache: int, length: int) -> None:
+        """Keep only the first ``length`` positions."""
+
+    async def clone(self, cache: int) -> int: ...
+
+    def release(self, cache: int) -> None: ...
