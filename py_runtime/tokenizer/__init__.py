@@ -1,4 +1,4 @@
-"""A pure-Python reader of Hugging Face ``tokenizer.json`` files (byte-level BPE).
+"""A pure-Python reader of Hugging Face ``tokenizer.json`` files.
 
 It gives the same ids as the ``tokenizers`` library (``encode(text,
 add_special_tokens=False)``) and the same text as its ``decode``, using only the
@@ -6,18 +6,24 @@ standard library, so it runs in Pyodide. The parts, in the order text goes throu
 them:
 
 - ``added_tokens``: added tokens, matched first (leftmost-longest);
-- ``pretokenize``: the normalizer, the pre-tokenizer and the byte-level alphabet;
+- ``normalizers``: the normalizer (NFC..., Replace, Prepend, Lowercase, Strip...);
+- ``pretokenize``: the pre-tokenizer (Split, ByteLevel, Digits, Metaspace,
+  Whitespace, Punctuation...), with ``bytelevel``, GPT-2's byte alphabet;
 - ``regex`` and ``unicode``: the Oniguruma regexes of ``Split`` translated for
   Python's ``re``, with ``\\p{...}`` and Unicode ``\\s`` as explicit classes;
-- ``bpe``: the ``Tokenizer`` itself, rank-ordered BPE merging and ``decode``;
+- ``bpe`` and ``unigram``: the models;
+- ``decoders``: the decoder chain, run as a stream;
+- ``tokenizer``: the ``Tokenizer`` that ties them together; ``errors``: its
+  ``TokenizerError``;
 - ``decoding``: ``StreamDecoder``, which never splits a UTF-8 character.
 """
 
 from __future__ import annotations
 
-from .bpe import Tokenizer, TokenizerError
 from .decoding import StreamDecoder
+from .errors import TokenizerError
 from .regex import compile_regex, translate_regex
+from .tokenizer import Tokenizer
 from .unicode import precompute_classes
 
 __all__ = [

@@ -1,18 +1,22 @@
-"""Added tokens of a ``tokenizer.json`` and how they are found in text.
+"""Added tokens of a ``tokenizer.json``: their ids, and how they are found in text.
 
-Matching is ``tokenizers``' ``AddedVocabulary::find_matches``: leftmost-longest,
-with the ``single_word``, ``lstrip`` and ``rstrip`` flags of each token.
+As ``tokenizers``' ``AddedVocabulary``: the ids in the file are not used (a token of
+the model's vocabulary keeps its id, the others get the next ones); unnormalized
+tokens are matched in the input, normalized ones in the normalized text, both
+leftmost-longest with the ``single_word``, ``lstrip`` and ``rstrip`` flags; a
+normalized token decodes as its normalized form.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from .unicode import WHITE_SPACE
 
-__all__ = ["AddedMatcher", "AddedToken"]
+__all__ = ["AddedMatcher", "AddedToken", "AddedVocabulary"]
 
 
 def _is_word_char(char: str) -> bool:
@@ -87,3 +91,43 @@ class AddedMatcher:
         if offset != len(text):
             out.append((text[offset:], None))
         return out
+
+
+class AddedVocabulary:
+    """The ``added_tokens`` of a tokenizer.json, read as ``tokenizers`` reads them."""
+
+    def __init__(
+        self,
+        specs: list[dict[str, Any]],
+        vocab: dict[str, int],
+        size: int,
+        normalizer: Callable[[str], str] | None,
+    ) -> None:
+        by_content: dict[str, AddedToken] = {}
+        self.by_id: dict[int, AddedToken] = {}
+        self.decoded: dict[int, str] = {}  # what an id gives the decoder
+        special: set[str] = set()
+        next_id = size
+        for token in map(AddedToken, specs):
+            if not token.content:
+                continue
+            known = by_content.get(token.content)
+            token_id = known.id if known is not None else vocab.get(token.content)
+            if token_id is None:
+                token_id, next_id = next_id, next_id + 1
+            token.id = token_id
+            by_content[token.content] = self.by_id[token_id] = token
+            normal = normalizer(token.content) if token.normalized and normalizer else None
+            self.decoded[token_id] = normal or token.content
+            if token.special:
+                special.add(token.content)
+        self.by_content = by_content
+        self.special = frozenset(special)
+        self.raw = AddedMatcher({t.content: t for t in by_content.values() if not t.normalized})
+        self.normalized = AddedMatcher(
+            {
+                normalizer(t.content) if normalizer else t.content: t
+                for t in by_content.values()
+                if t.normalized
+            }
+        )

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 
 from .unicode import WHITE_SPACE, Ranges, category_ranges, complement
 
-__all__ = ["compile_regex", "translate_regex"]
+__all__ = ["class_body", "compile_regex", "find_spans", "replace_all", "translate_regex"]
 
 
 def _class_char(cp: int) -> str:
@@ -21,7 +22,7 @@ def _class_char(cp: int) -> str:
     return "\\" + char if char in "\\]-[^&~|" else char
 
 
-def _class_body(ranges: Ranges) -> str:
+def class_body(ranges: Ranges) -> str:
     """The inside of a ``re`` character class holding ``ranges``."""
     parts = []
     for first, last in ranges:
@@ -86,7 +87,7 @@ def translate_regex(pattern: str) -> str:
         if char == "\\":
             ranges, negated, after = _escape_set(pattern, i)
             if ranges is not None:
-                out.append(("[^" if negated else "[") + _class_body(ranges) + "]")
+                out.append(("[^" if negated else "[") + class_body(ranges) + "]")
                 i = after
                 continue
             cp, after = _escape_literal(pattern, i)
@@ -124,7 +125,7 @@ def _translate_class(pattern: str, i: int) -> tuple[str, int]:
         if char == "\\":
             ranges, negated, after = _escape_set(pattern, i)
             if ranges is not None:
-                out.append(_class_body(complement(ranges) if negated else ranges))
+                out.append(class_body(complement(ranges) if negated else ranges))
                 i = after
                 continue
             cp, after = _escape_literal(pattern, i)
@@ -148,3 +149,29 @@ def _translate_class(pattern: str, i: int) -> tuple[str, int]:
 def compile_regex(pattern: str) -> re.Pattern[str]:
     """Compile a ``tokenizers`` regex (translated once, cached)."""
     return re.compile(translate_regex(pattern))
+
+
+def find_spans(regex: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """The matches of ``regex`` as Oniguruma finds them: unlike Python's, an empty
+    match right where the previous match ended is not one."""
+    last = -1
+    for match in regex.finditer(text):
+        start, end = match.span()
+        if start == end == last:
+            continue
+        last = end
+        yield start, end
+
+
+def replace_all(regex: re.Pattern[str], content: str, text: str) -> str:
+    """Every match of ``regex`` (as ``find_spans``) replaced with ``content``, literally;
+    an empty text has no match."""
+    if not text:
+        return text
+    out: list[str] = []
+    prev = 0
+    for start, end in find_spans(regex, text):
+        out += (text[prev:start], content)
+        prev = end
+    out.append(text[prev:])
+    return "".join(out)

@@ -633,17 +633,27 @@ def test_unknown_ids_are_skipped(qwen: Tokenizer) -> None:
     assert [stream.feed(i) for i in (39, 10**6, 72)] == ["H", "", "i"]
 
 
-def test_unsupported_parts_are_rejected() -> None:
+UNSUPPORTED = [
+    ("normalizer", {"type": "Precompiled", "precompiled_charsmap": ""}, "normalizer: Precompiled"),
+    ("normalizer", {"type": "BertNormalizer"}, "normalizer: BertNormalizer"),
+    ("pre_tokenizer", {"type": "UnicodeScripts"}, "pre_tokenizer: UnicodeScripts"),
+    ("pre_tokenizer", split({"String": " "}, "Sideways"), "Split behavior: Sideways"),
+    ("decoder", {"type": "WordPiece", "prefix": "##"}, "decoder: WordPiece"),
+    ("decoder", {"type": "CTC"}, "decoder: CTC"),
+    ("model", {"type": "WordPiece", "vocab": {}}, "model: WordPiece"),
+    ("model", {"type": "BPE", "vocab": {}, "merges": [], "dropout": 0.1}, "BPE option: dropout"),
+    ("model", {"type": "Unigram", "vocab": []}, "empty vocabulary"),
+    ("model", {"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 3}, "unk_id 3"),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "message"), UNSUPPORTED)
+def test_unsupported_parts_are_rejected(key: str, value: dict[str, Any], message: str) -> None:
+    """A TokenizerError (a ValueError) naming the part and the component, no KeyError."""
     base = {"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}
     Tokenizer.from_json(base)
-    for key, value in [
-        ("normalizer", {"type": "Lowercase"}),
-        ("pre_tokenizer", {"type": "Metaspace"}),
-        ("decoder", {"type": "WordPiece"}),
-        ("model", {"type": "Unigram", "vocab": []}),
-    ]:
-        with pytest.raises(ValueError):
-            Tokenizer.from_json({**base, key: value})
+    with pytest.raises(TokenizerError, match=rf"\({key}\): .*{message}"):
+        Tokenizer.from_json({**base, key: value})
 
 
 @pytest.mark.parametrize(
