@@ -9,9 +9,12 @@ text, verbatim.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+#: Declared tools' input schemas (JSON Schema objects) by tool name.
+Schemas = Mapping[str, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,14 @@ class ToolCallParser(Protocol):
         ...
 
 
+class ParserFactory(Protocol):
+    """What ``PARSERS`` holds: a parser class, called with the declared tools."""
+
+    def __call__(
+        self, tool_names: Collection[str], schemas: Schemas | None = None
+    ) -> ToolCallParser: ...
+
+
 def coalesce(segments: Iterable[Segment]) -> list[Segment]:
     """Merge adjacent text segments and drop empty ones."""
     out: list[Segment] = []
@@ -52,6 +63,7 @@ def coalesce(segments: Iterable[Segment]) -> list[Segment]:
 
 
 def reject_constant(name: str) -> Any:
+    """``json.loads``' ``parse_constant``: NaN and Infinity are not JSON."""
     raise ValueError(f"{name} is not JSON")
 
 
@@ -61,3 +73,54 @@ def held_back(text: str, marker: str) -> int:
         if text.endswith(marker[:size]):
             return size
     return 0
+
+
+def held_back_any(text: str, markers: Iterable[str]) -> int:
+    """``held_back`` for whichever of ``markers`` needs the most held back."""
+    return max((held_back(text, marker) for marker in markers), default=0)
+
+
+#: What may stand outside strings in JSON: whitespace, punctuation, numbers, literals.
+JSON_OUTSIDE = frozenset(" \t\n\r,:-+.0123456789eE" + "truefalsn")
+
+
+class Brackets:
+    """Where a bracketed value ends, in text that grows between calls.
+
+    Counts ``([{`` against ``)]}`` outside strings (quoted by any of ``quotes``,
+    backslash escapes), from the opening bracket at ``start``. With ``outside``
+    (JSON: ``[{`` and ``]}`` only), any other character outside strings raises
+    ``ValueError``: the text is clearly not a value.
+    """
+
+    def __init__(self, start: int, quotes: str = '"', outside: frozenset[str] | None = None):
+        self.start = self.pos = start
+        self.quotes, self.outside = quotes, outside
+        self.opening, self.closing = ("([{", ")]}") if outside is None else ("[{", "]}")
+        self.depth, self.quote, self.escaped = 0, "", False
+
+    def end(self, text: str) -> int | None:
+        """Scan on to the end of ``text``: the index just past the closing bracket, or
+        None while the value is still open."""
+        for i in range(self.pos, len(text)):
+            char = text[i]
+            if self.quote:
+                if self.escaped:
+                    self.escaped = False
+                elif char == "\\":
+                    self.escaped = True
+                elif char == self.quote:
+                    self.quote = ""
+            elif char in self.quotes:
+                self.quote = char
+            elif char in self.opening:
+                self.depth += 1
+            elif char in self.closing:
+                self.depth -= 1
+                if self.depth <= 0:
+                    self.pos = i + 1
+                    return i + 1
+            elif self.outside is not None and char not in self.outside:
+                raise ValueError(f"{char!r} cannot be in the value")
+        self.pos = len(text)
+        return None

@@ -1,4 +1,4 @@
-"""Tool-call parsers: Hermes (Qwen2.5/Qwen3), whole and streamed, and family selection."""
+"""The Hermes tool-call parser (Qwen2.5/Qwen3), whole and streamed, and family selection."""
 
 from __future__ import annotations
 
@@ -211,8 +211,9 @@ def test_parsed_call_arguments_round_trip_as_json() -> None:
 def test_parsers_table() -> None:
     assert PARSERS["hermes"] is HermesParser
     assert isinstance(make_parser("hermes", TOOLS), HermesParser)
-    with pytest.raises(NotImplementedError, match="pythonic"):
-        make_parser("pythonic", TOOLS)
+    assert isinstance(make_parser("hermes", TOOLS, schemas={}), HermesParser)
+    with pytest.raises(NotImplementedError, match="No tool-call parser for 'nope'"):
+        make_parser("nope", TOOLS)
 
 
 def test_parser_for_qwen_models() -> None:
@@ -232,16 +233,22 @@ def test_parser_for_the_fixture() -> None:
 
 
 @pytest.mark.parametrize(
-    ("model_type", "template", "format_name"),
+    ("model_type", "template", "family"),
     [
-        ("qwen3_5", "<tool_call>", "Qwen3.5 XML"),
-        ("qwen3", "<tool_call>\n<function=NAME>\n<parameter=K>", "Qwen3.5 XML"),
-        ("llama", '{"name": function name, "parameters": dictionary}', "Llama 3.2 JSON"),
+        ("qwen3_5", "<tool_call>", "qwen_xml"),
+        ("qwen3", "<tool_call>\n<function=NAME>\n<parameter=K>", "qwen_xml"),
+        ("llama", '{"name": function name, "parameters": dictionary}', "llama"),
         ("lfm2", "<|tool_call_start|>[f(a=1)]<|tool_call_end|>", "pythonic"),
         ("gemma3_text", "```tool_code", "pythonic"),
-        ("gpt2", "{{ messages }}", "No tool-call format is known for model type 'gpt2'"),
     ],
 )
-def test_unsupported_families_are_named(model_type: str, template: str, format_name: str) -> None:
-    with pytest.raises(NotImplementedError, match=format_name):
-        parser_for_model(model_type, template)
+def test_other_families_are_chosen(model_type: str, template: str, family: str) -> None:
+    """More in test_tool_calls_common.py."""
+    assert parser_for_model(model_type, template) == family
+
+
+def test_unknown_families_are_named() -> None:
+    with pytest.raises(
+        NotImplementedError, match="No tool-call format is known for model type 'gpt2'"
+    ):
+        parser_for_model("gpt2", "{{ messages }}")
