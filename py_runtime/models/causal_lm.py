@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import string
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -31,6 +32,7 @@ from .backend import Backend
 from .base import Chunk, ProgressCallback, StopCallback
 from .chat_template import ChatTemplate, ChatTemplateError
 from .hf_messages import messages_to_hf, tool_declarations_to_hf
+from .prompted_tools import with_prompted_tools
 from .speed import measure_speed
 
 
@@ -47,6 +49,8 @@ BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]
 #: sets ``max_new_tokens``: small models can repeat themselves until the context is full
 #: (implementation-defined; the answer then simply ends there).
 MAX_RESPONSE_TOKENS = 512
+#: Tool-call formats whose markers are special tokens, kept when decoding.
+MARKED_BY_SPECIALS = frozenset({"mistral", "pythonic"})
 
 
 def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
@@ -94,7 +98,9 @@ class CausalLM:
         self.template: ChatTemplate | None = None
         self.eos_ids: set[int] = set()
         self.max_response_tokens = MAX_RESPONSE_TOKENS
-        self.parser_family: str | None = None
+        self.parser_family = "hermes"
+        #: The template has no tool format: the runtime writes one (prompted_tools.py).
+        self.prompted_tools = False
         self._encoded: tuple[str, list[int]] = ("", [])  # the last text encoded, and its ids
 
     # -- loading -----------------------------------------------------------
@@ -143,7 +149,9 @@ class CausalLM:
                 self.config.get("model_type", ""), self.template.source()
             )
         except NotImplementedError:
-            self.parser_family = None  # answers stay text; tools cannot be called
+            # No tool format this runtime knows in the template (SmolLM2's has none):
+            # the tools go into the system prompt, calls are read in the Hermes syntax.
+            self.parser_family, self.prompted_tools = "hermes", True
         self.backend = await backend
 
     @staticmethod
@@ -183,10 +191,14 @@ class CausalLM:
         (or continues a final assistant prefix)."""
         assert self.template is not None
         prefix = bool(messages) and messages[-1].prefix
+        chat = messages_to_hf(merge_prefixes(messages))
+        hf_tools = tool_declarations_to_hf(tools) if tools else None
+        if hf_tools and self.prompted_tools:
+            chat, hf_tools = with_prompted_tools(chat, hf_tools), None
         try:
             return self.template.render(
-                messages_to_hf(merge_prefixes(messages)),
-                tools=tool_declarations_to_hf(tools) if tools else None,
+                chat,
+                tools=hf_tools,
                 add_generation_prompt=generate and not prefix,
                 continue_final_message=generate and prefix,
             )
@@ -280,10 +292,13 @@ class CausalLMState:
         model = self.model
         assert model.tokenizer is not None
         await self.sync(model.render(context, self.tools, True), stop)
-        decoder = StreamDecoder(model.tokenizer, skip_special_tokens=True)
-        names = {tool.name for tool in self.tools}
         family = model.parser_family
-        parser = make_parser(family, names) if names and family else None
+        # Formats whose markers are special tokens must see them (Mistral, LFM2).
+        decoder = StreamDecoder(
+            model.tokenizer, skip_special_tokens=family not in MARKED_BY_SPECIALS
+        )
+        schemas = {tool.name: tool.input_schema for tool in self.tools}
+        parser = make_parser(family, set(schemas), schemas) if schemas else None
         end = min(len(self.cached) + model.max_response_tokens, model.context_window)
         while len(self.cached) < end:
             if stop():
@@ -307,6 +322,14 @@ class CausalLMState:
         self.backend.release(self.cache)
 
 
+def new_call_id(family: str | None) -> str:
+    """A fresh call id; Mistral's templates accept only 9 letters and digits."""
+    if family == "mistral":
+        alphabet = string.ascii_letters + string.digits
+        return "".join(secrets.choice(alphabet) for _ in range(9))
+    return f"call_{secrets.token_hex(12)}"
+
+
 def _chunks(
     parser: ToolCallParser | None, family: str | None, piece: str, final: bool
 ) -> list[Chunk]:
@@ -320,9 +343,7 @@ def _chunks(
     chunks: list[Chunk] = []
     for segment in segments:
         if isinstance(segment, ParsedCall):
-            chunks.append(
-                ToolCall(f"call_{secrets.token_hex(12)}", segment.name, segment.arguments)
-            )
+            chunks.append(ToolCall(new_call_id(family), segment.name, segment.arguments))
         elif segment:
             chunks.append(segment)
     return chunks

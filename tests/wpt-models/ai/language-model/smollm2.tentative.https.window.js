@@ -12,6 +12,33 @@
 // (greedy decoding, "most-predictable"), not text fitted to it.
 
 const kGreedy = {samplingMode: 'most-predictable'};
+const kWeatherTool = {
+  name: 'get_weather',
+  description: 'Get the current weather for a location',
+  inputSchema: {
+    type: 'object',
+    properties: {location: {type: 'string', description: 'City name'}},
+    required: ['location'],
+  },
+};
+// SmolLM2's template has no tool format: the runtime writes the declarations into the
+// system prompt, and one worked example (a question and the assistant's call) in the
+// initial prompts is what makes a 135M model call (README "Tool calls without a tool
+// template").
+const kWithTools = {
+  ...kGreedy,
+  expectedInputs: [{type: 'tool-call'}, {type: 'tool-response'}],
+  expectedOutputs: [{type: 'tool-call'}],
+  tools: [kWeatherTool],
+  initialPrompts: [
+    {role: 'user', content: 'What is the weather in Rome?'},
+    {role: 'assistant', content: [{
+      type: 'tool-call',
+      value: new LanguageModelToolCall(
+          {callId: 'call_example', name: 'get_weather', arguments: {location: 'Rome'}}),
+    }]},
+  ],
+};
 
 promise_test(async () => {
   await ensureLanguageModel();
@@ -75,3 +102,29 @@ promise_test(async () => {
   const fromSession = await session.prompt(question);
   assert_equals(fromClone, fromSession, 'the clone holds the same context');
 }, 'clone() copies the conversation and its cache');
+
+promise_test(async () => {
+  const session = await createLanguageModel(kWithTools);
+  const result = await session.prompt('What is the weather in Paris?');
+  assert_true(Array.isArray(result), `a tool call makes the result a list: ${result}`);
+  const calls = result.filter((part) => part.type === 'tool-call');
+  assert_equals(calls.length, 1);
+  const call = calls[0].value;
+  assert_true(call instanceof LanguageModelToolCall);
+  assert_equals(call.name, 'get_weather');
+  assert_object_equals(call.arguments, {location: 'Paris'});
+  const answer = await session.prompt([{
+    role: 'user',
+    content: [{
+      type: 'tool-response',
+      value: new LanguageModelToolSuccess({
+        callId: call.callId,
+        name: call.name,
+        result: [{type: 'object', value: {temperature: 18, condition: 'sunny'}}],
+      }),
+    }],
+  }]);
+  assert_equals(typeof answer, 'string', 'the model answers the result in text');
+  assert_true(answer.includes('Paris'), answer);
+  assert_true(answer.includes('sunny'), answer);
+}, 'SmolLM2 calls a declared tool and answers from its result (the tool loop)');
