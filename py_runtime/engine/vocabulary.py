@@ -37,10 +37,13 @@ DEVICES: tuple[Device, ...] = get_args(Device)
 
 @dataclass(frozen=True)
 class Sampling:
-    """How the next token is chosen; ``top_k`` 1 (or temperature 0) is greedy."""
+    """How the next token is chosen; ``top_k`` 1 (or temperature 0) is greedy.
+    ``repetition_penalty`` (the model's generation_config.json) divides the positive
+    logits, and multiplies the negative ones, of every token already in the context."""
 
     top_k: int = 1
     temperature: float = 1.0
+    repetition_penalty: float = 1.0
 
     @property
     def greedy(self) -> bool:

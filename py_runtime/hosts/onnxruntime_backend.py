@@ -23,6 +23,16 @@ class _Cache:
     past: dict[str, np.ndarray] = field(default_factory=dict)
     length: int = 0
     logits: np.ndarray | None = None
+    ids: list[int] = field(default_factory=list)  # the tokens in the cache
+
+
+def apply_repetition_penalty(logits: np.ndarray, ids: list[int], penalty: float) -> np.ndarray:
+    """Transformers' RepetitionPenaltyLogitsProcessor, over the tokens in ``ids``."""
+    seen = np.unique(np.array(ids, dtype=np.int64))
+    penalized = logits.copy()
+    values = penalized[seen]
+    penalized[seen] = np.where(values > 0, values / penalty, values * penalty)
+    return penalized
 
 
 class OnnxRuntimeBackend:
@@ -79,11 +89,15 @@ class OnnxRuntimeBackend:
             if name.startswith("present.")
         }
         state.length = total
+        state.ids.extend(ids)
         self.forwarded += len(ids)
 
     async def next_token(self, cache: int, sampling: Sampling) -> int:
-        logits = self._caches[cache].logits
+        state = self._caches[cache]
+        logits = state.logits
         assert logits is not None, "forward() must run first"
+        if sampling.repetition_penalty != 1.0:
+            logits = apply_repetition_penalty(logits, state.ids, sampling.repetition_penalty)
         if sampling.greedy:
             return int(np.argmax(logits))
         top = np.argpartition(logits, -sampling.top_k)[-sampling.top_k :]
@@ -100,13 +114,17 @@ class OnnxRuntimeBackend:
             return
         state.past = {name: value[:, :, :length] for name, value in state.past.items()}
         state.length = length
+        state.ids = state.ids[:length]
         state.logits = None
 
     async def clone(self, cache: int) -> int:
         source = self._caches[cache]
         self._next += 1
         self._caches[self._next] = _Cache(
-            {k: v.copy() for k, v in source.past.items()}, source.length, source.logits
+            {k: v.copy() for k, v in source.past.items()},
+            source.length,
+            source.logits,
+            list(source.ids),
         )
         return self._next
 

@@ -79,7 +79,11 @@ class WebBackend:
         await self.js.forward(cache, to_js(ids))
 
     async def next_token(self, cache: int, sampling: Sampling) -> int:
-        return int(self.js.nextToken(cache, sampling.top_k, sampling.temperature))
+        return int(
+            self.js.nextToken(
+                cache, sampling.top_k, sampling.temperature, sampling.repetition_penalty
+            )
+        )
 
     def cache_length(self, cache: int) -> int:
         return int(self.js.cacheLength(cache))

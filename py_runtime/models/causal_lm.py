@@ -98,6 +98,7 @@ class CausalLM:
         self.template: ChatTemplate | None = None
         self.eos_ids: set[int] = set()
         self.max_response_tokens = MAX_RESPONSE_TOKENS
+        self.repetition_penalty = 1.0
         self.parser_family = "hermes"
         #: The template has no tool format: the runtime writes one (prompted_tools.py).
         self.prompted_tools = False
@@ -144,6 +145,7 @@ class CausalLM:
         eos = generation.get("eos_token_id", self.config.get("eos_token_id"))
         self.eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
         self.max_response_tokens = int(generation.get("max_new_tokens") or MAX_RESPONSE_TOKENS)
+        self.repetition_penalty = float(generation.get("repetition_penalty") or 1.0)
         try:
             self.parser_family = parser_for_model(
                 self.config.get("model_type", ""), self.template.source()
@@ -232,7 +234,10 @@ class CausalLM:
 
     async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> CausalLMState:
         assert self.backend is not None
-        sampling = sampling_for(options.sampling_mode, options.top_k, options.temperature)
+        sampling = replace(
+            sampling_for(options.sampling_mode, options.top_k, options.temperature),
+            repetition_penalty=self.repetition_penalty,
+        )
         state = CausalLMState(self, options.tools, self.backend.new_cache(), [], sampling)
         if options.initial_prompts:
             await state.prefill(options.initial_prompts, options.initial_prompts, stop)

@@ -8,6 +8,7 @@ give the same answers (greedy) for the same conversations.
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -52,14 +53,14 @@ def test_fixture_wpt_file_passes(page: Page, dtype: str) -> None:
     assert not failures and result.subtests, "\n".join(failures)
 
 
-def cpython_answers(dtype: str) -> list[str]:
+def cpython_answers(dtype: str, folder: Path = FIXTURE) -> list[str]:
     """The same prompts through the engine and onnxruntime under CPython."""
     pytest.importorskip("onnxruntime")
     from py_runtime.engine.runtime import Runtime
     from py_runtime.hosts.cpython import local_model
 
     async def run() -> list[str]:
-        runtime = Runtime(local_model(FIXTURE, dtype))
+        runtime = Runtime(local_model(folder, dtype))  # type: ignore[arg-type]
         answers = []
         for prompt in PROMPTS:
             info = await runtime.create(
@@ -81,18 +82,17 @@ def cpython_answers(dtype: str) -> list[str]:
         return pool.submit(asyncio.run, run()).result()
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
-    expected = cpython_answers(dtype)
+def page_answers(page: Page, folder: Path, dtype: str) -> list[str]:
+    """The page's greedy answers to PROMPTS, with ``folder`` as its model."""
     page_html = f"""<!doctype html><meta charset=utf-8>
-    <script src="/_lm/language-model.js" data-model="/_models/{FIXTURE.name}/"
+    <script src="/_lm/language-model.js" data-model="/_models/{folder.name}/"
             data-dtype="{dtype}"></script><button id=go>go</button>"""
-    with WptHost(DIST, model=str(FIXTURE), dtype=dtype) as host:
-        server = host.server_for(FIXTURE.parent)
+    with WptHost(DIST, model=str(folder), dtype=dtype) as host:
+        server = host.server_for(folder.parent)
         server.add_file("/parity.html", page_html.encode())
         page.goto(f"{server.url}/parity.html")
         page.click("#go")
-        answers = page.evaluate(
+        answers: list[str] = page.evaluate(
             """async (prompts) => {
               const answers = [];
               for (const prompt of prompts) {
@@ -103,7 +103,24 @@ def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
             }""",
             PROMPTS,
         )
-    assert answers == expected
+    return answers
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
+    assert page_answers(page, FIXTURE, dtype) == cpython_answers(dtype)
+
+
+def test_page_and_cpython_apply_the_same_repetition_penalty(page: Page, tmp_path: Path) -> None:
+    """generation_config.json's repetition_penalty, in ort-backend.mjs and in NumPy."""
+    folder = tmp_path / "fixture-penalty"
+    shutil.copytree(FIXTURE, folder)
+    config = json.loads((folder / "generation_config.json").read_text())
+    config["repetition_penalty"] = 5.0
+    (folder / "generation_config.json").write_text(json.dumps(config))
+    answers = page_answers(page, folder, "fp32")
+    assert answers == cpython_answers("fp32", folder)
+    assert answers != cpython_answers("fp32"), "the penalty changed the answers"
 
 
 @pytest.mark.parametrize("dtype", ["fp32", "q4"])

@@ -274,3 +274,60 @@ def test_a_prompt_identical_to_an_initial_prompt_does_not_evict_it() -> None:
         assert session.context()[:2] == session.options.initial_prompts
         assert session.state.cached[: len(first)] == first
     assert overflowed
+
+
+# -- what generation_config.json asks for, and the response cap ----------------------------
+
+
+def test_repetition_penalty_divides_positive_and_multiplies_negative_seen_logits() -> None:
+    import numpy as np
+
+    from py_runtime.hosts.onnxruntime_backend import apply_repetition_penalty
+
+    logits = np.array([2.0, -2.0, 4.0, 1.0], dtype=np.float32)
+    penalized = apply_repetition_penalty(logits, [0, 1, 1], 2.0)
+    assert penalized.tolist() == [1.0, -4.0, 4.0, 1.0]
+    assert logits.tolist() == [2.0, -2.0, 4.0, 1.0]  # on a copy
+
+
+def penalized_fixture(tmp_path: Path, penalty: float) -> Path:
+    import shutil
+
+    folder = tmp_path / "fixture-penalty"
+    shutil.copytree(FIXTURE, folder)
+    config = json.loads((folder / "generation_config.json").read_text())
+    (folder / "generation_config.json").write_text(
+        json.dumps({**config, "repetition_penalty": penalty})
+    )
+    return folder
+
+
+def test_the_models_repetition_penalty_is_applied(tmp_path: Path) -> None:
+    plain = Harness("fp32")
+    penalized = Harness.__new__(Harness)
+    penalized.model = local_model(penalized_fixture(tmp_path, 5.0), "fp32")
+    penalized.runtime = Runtime(penalized.model)
+    penalized.loop = asyncio.new_event_loop()
+    session = penalized.create(GREEDY)
+    assert penalized.runtime.session(session).state.sampling.repetition_penalty == 5.0
+    question = "What is the capital of France?"
+    answer = text_of(penalized.prompt(session, question))
+    assert answer != text_of(plain.prompt(plain.create(GREEDY), question))
+    assert answer  # still an answer, with other tokens than the repeated ones
+
+
+def test_one_response_stops_at_the_cap(tmp_path: Path) -> None:
+    folder = penalized_fixture(tmp_path, 1.0)
+    config = json.loads((folder / "generation_config.json").read_text())
+    (folder / "generation_config.json").write_text(json.dumps({**config, "max_new_tokens": 3}))
+    harness = Harness.__new__(Harness)
+    harness.model = local_model(folder, "fp32")
+    harness.runtime = Runtime(harness.model)
+    harness.loop = asyncio.new_event_loop()
+    session_id = harness.create(GREEDY)
+    chunks = harness.prompt(session_id, "What is the capital of France?")
+    tokenizer = harness.model.tokenizer
+    assert tokenizer is not None
+    first_three = tokenizer.decode(tokenizer.encode("The capital of France is Paris.")[:3])
+    assert text_of(chunks) == first_three  # 3 tokens, then the answer ends
+    assert harness.model.max_response_tokens == 3

@@ -57,6 +57,22 @@ function sample(logits, topK, temperature) {
   return top.at(-1);
 }
 
+/**
+ * Transformers' repetition penalty over the tokens already in the cache: positive
+ * logits divided by `penalty`, negative ones multiplied (on a copy).
+ * @param {Float32Array} logits
+ * @param {number[]} ids
+ * @param {number} penalty
+ */
+function penalize(logits, ids, penalty) {
+  const penalized = logits.slice();
+  for (const id of new Set(ids)) {
+    const value = logits[id];
+    penalized[id] = value > 0 ? value / penalty : value * penalty;
+  }
+  return penalized;
+}
+
 async function fetchBytes(url, onProgress) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
@@ -182,7 +198,9 @@ export class OrtBackend {
 
   newCache() {
     this.#next += 1;
-    this.#caches.set(this.#next, { past: this.#emptyPast(), length: 0, logits: null, keep: null });
+    this.#caches.set(this.#next, {
+      past: this.#emptyPast(), length: 0, logits: null, keep: null, ids: [],
+    });
     return this.#next;
   }
 
@@ -202,6 +220,7 @@ export class OrtBackend {
       cache.past[name] = new this.#ort.Tensor(tensor.type, kept, [batch, heads, keep, headDim]);
     }
     cache.length = keep;
+    cache.ids.length = keep;
   }
 
   async forward(handle, ids) {
@@ -229,11 +248,14 @@ export class OrtBackend {
       if (name.startsWith('present.')) cache.past[name.replace('present.', 'past_key_values.')] = tensor;
     }
     cache.length = total;
+    for (const id of ids) cache.ids.push(id);
     this.forwarded += count;
   }
 
-  nextToken(handle, topK, temperature) {
-    const { logits } = this.#caches.get(handle);
+  nextToken(handle, topK, temperature, repetitionPenalty = 1) {
+    const cache = this.#caches.get(handle);
+    const logits = repetitionPenalty === 1
+      ? cache.logits : penalize(cache.logits, cache.ids, repetitionPenalty);
     return topK <= 1 || temperature <= 0 ? argmax(logits) : sample(logits, topK, temperature);
   }
 
@@ -261,6 +283,7 @@ export class OrtBackend {
     this.#next += 1;
     this.#caches.set(this.#next, {
       past, length: source.length, logits: source.logits?.slice() ?? null, keep: null,
+      ids: source.ids.slice(),
     });
     return this.#next;
   }
