@@ -7,13 +7,12 @@ give the same answers (greedy) for the same conversations.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from model_pages import cpython_answers, page_answers
 from playwright.sync_api import BrowserType, Page
 
 from py_runtime.devtools.browser import WEBGPU_ARGS, launch_args
@@ -53,62 +52,10 @@ def test_fixture_wpt_file_passes(page: Page, dtype: str) -> None:
     assert not failures and result.subtests, "\n".join(failures)
 
 
-def cpython_answers(dtype: str, folder: Path = FIXTURE) -> list[str]:
-    """The same prompts through the engine and onnxruntime under CPython."""
-    pytest.importorskip("onnxruntime")
-    from py_runtime.engine.runtime import Runtime
-    from py_runtime.hosts.cpython import local_model
-
-    async def run() -> list[str]:
-        runtime = Runtime(local_model(folder, dtype))  # type: ignore[arg-type]
-        answers = []
-        for prompt in PROMPTS:
-            info = await runtime.create(
-                {"samplingMode": "most-predictable"}, True, lambda _: None, lambda: False
-            )
-            chunks: list[dict] = []
-
-            async def keep(_: object) -> bool:
-                return True
-
-            await runtime.prompt(
-                info["session"], prompt, None, False, chunks.append, keep, lambda: False
-            )
-            answers.append("".join(c["text"] for c in chunks if c["kind"] == "text"))
-        return answers
-
-    # A thread of its own: pytest-playwright keeps an event loop running here.
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run()).result()
-
-
-def page_answers(page: Page, folder: Path, dtype: str) -> list[str]:
-    """The page's greedy answers to PROMPTS, with ``folder`` as its model."""
-    page_html = f"""<!doctype html><meta charset=utf-8>
-    <script src="/_lm/language-model.js" data-model="/_models/{folder.name}/"
-            data-dtype="{dtype}"></script><button id=go>go</button>"""
-    with WptHost(DIST, model=str(folder), dtype=dtype) as host:
-        server = host.server_for(folder.parent)
-        server.add_file("/parity.html", page_html.encode())
-        page.goto(f"{server.url}/parity.html")
-        page.click("#go")
-        answers: list[str] = page.evaluate(
-            """async (prompts) => {
-              const answers = [];
-              for (const prompt of prompts) {
-                const session = await LanguageModel.create({samplingMode: 'most-predictable'});
-                answers.push(await session.prompt(prompt));
-              }
-              return answers;
-            }""",
-            PROMPTS,
-        )
-    return answers
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
-    assert page_answers(page, FIXTURE, dtype) == cpython_answers(dtype)
+    pytest.importorskip("onnxruntime")
+    assert page_answers(page, FIXTURE, dtype, PROMPTS) == cpython_answers(FIXTURE, dtype, PROMPTS)
 
 
 def test_page_and_cpython_apply_the_same_repetition_penalty(page: Page, tmp_path: Path) -> None:
@@ -118,9 +65,9 @@ def test_page_and_cpython_apply_the_same_repetition_penalty(page: Page, tmp_path
     config = json.loads((folder / "generation_config.json").read_text())
     config["repetition_penalty"] = 5.0
     (folder / "generation_config.json").write_text(json.dumps(config))
-    answers = page_answers(page, folder, "fp32")
-    assert answers == cpython_answers("fp32", folder)
-    assert answers != cpython_answers("fp32"), "the penalty changed the answers"
+    answers = page_answers(page, folder, "fp32", PROMPTS)
+    assert answers == cpython_answers(folder, "fp32", PROMPTS)
+    assert answers != cpython_answers(FIXTURE, "fp32", PROMPTS), "the penalty changed them"
 
 
 @pytest.mark.parametrize("dtype", ["fp32", "q4"])

@@ -7,13 +7,12 @@ CPython's onnxruntime for every shipped dtype, and run the README's main job.
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from model_pages import cpython_answers, page_answers
 from playwright.sync_api import Page
 
 from py_runtime.devtools import models
@@ -52,55 +51,10 @@ def test_smollm2_wpt_file_passes(page: Page) -> None:
     assert result.subtests and not result.failures(), result.failures()
 
 
-def cpython_answers(dtype: str) -> list[str]:
-    from py_runtime.engine.runtime import Runtime
-    from py_runtime.hosts.cpython import local_model
-
-    async def run() -> list[str]:
-        runtime = Runtime(local_model(FOLDER, dtype))  # type: ignore[arg-type]
-        answers = []
-        for prompt in PROMPTS:
-            info = await runtime.create(
-                {"samplingMode": "most-predictable"}, True, lambda _: None, lambda: False
-            )
-            chunks: list[dict] = []
-
-            async def keep(_: object) -> bool:
-                return True
-
-            await runtime.prompt(
-                info["session"], prompt, None, False, chunks.append, keep, lambda: False
-            )
-            answers.append("".join(c["text"] for c in chunks if c["kind"] == "text"))
-        return answers
-
-    with ThreadPoolExecutor(1) as pool:  # pytest-playwright keeps an event loop here
-        return pool.submit(asyncio.run, run()).result()
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
-    expected = cpython_answers(dtype)
-    page_html = f"""<!doctype html><meta charset=utf-8>
-    <script src="/_lm/language-model.js" data-model="/_models/{FOLDER.name}/"
-            data-dtype="{dtype}"></script><button id=go>go</button>"""
-    with WptHost(DIST, model=str(FOLDER), dtype=dtype) as host:
-        server = host.server_for(FOLDER.parent)
-        server.add_file("/parity.html", page_html.encode())
-        page.goto(f"{server.url}/parity.html")
-        page.click("#go")
-        answers = page.evaluate(
-            """async (prompts) => {
-              const answers = [];
-              for (const prompt of prompts) {
-                const session = await LanguageModel.create({samplingMode: 'most-predictable'});
-                answers.push(await session.prompt(prompt));
-              }
-              return answers;
-            }""",
-            PROMPTS,
-        )
-    assert answers == expected
+    answers = page_answers(page, FOLDER, dtype, PROMPTS)
+    assert answers == cpython_answers(FOLDER, dtype, PROMPTS)
     assert "Paris" in answers[0]
 
 
