@@ -19,6 +19,7 @@ import secrets
 import string
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Protocol
 
 from ..engine.errors import Aborted, operation_error
@@ -51,6 +52,10 @@ BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]
 MAX_RESPONSE_TOKENS = 512
 #: Tool-call formats whose markers are special tokens, kept when decoding.
 MARKED_BY_SPECIALS = frozenset({"mistral", "pythonic"})
+
+
+#: The fixed system turn inputs are measured after (templates add a default one otherwise).
+_BASE = (Message("system", (Content("text", ""),)),)
 
 
 def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
@@ -211,16 +216,18 @@ class CausalLM:
         """Token ids of ``text`` (the last text is remembered: a prefill and the usage
         measured after it encode the same conversation)."""
         assert self.tokenizer is not None
-        if self._encoded[0] != text or not text:
+        if self._encoded[0] != text:
             self._encoded = (text, self.tokenizer.encode(text))
         return self._encoded[1]
 
+    @cached_property
+    def _base_tokens(self) -> int:
+        """Tokens of the fixed system turn ``measure`` counts after (rendered once)."""
+        return len(self.encode(self.render(_BASE, (), False)))
+
     def measure(self, messages: Sequence[Message]) -> int:
         """Tokens the messages add to a conversation (after a fixed system turn)."""
-        base = [Message("system", (Content("text", ""),))]
-        return len(self.encode(self.render([*base, *messages], (), False))) - len(
-            self.encode(self.render(base, (), False))
-        )
+        return len(self.encode(self.render([*_BASE, *messages], (), False))) - self._base_tokens
 
     def measure_context(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
         """Tokens of the conversation as rendered, tool declarations included."""
