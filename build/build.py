@@ -1,6 +1,6 @@
 """Build the self-contained static ``dist/``: the shim, the worker, Pyodide's core and
 a memory snapshot of it with the engine imported, the engine's wheels (and the
-chat-template engine's) in ``dist/packages/``, and ORT's files.
+chat-template engine's) in ``dist/packages/``, ORT's files and XGrammar's.
 
 Run from anywhere: ``python3 build/build.py`` (after ``npm ci``).
 """
@@ -126,6 +126,14 @@ def build() -> None:
         (DIST / folder).mkdir()
         for name in files:
             shutil.copy2(NODE_MODULES / package / name, DIST / folder / name)
+    # XGrammar's web build (UMD, its wasm inlined), imported by the worker when a
+    # constraint is first used (web/worker/grammar.mjs).
+    xgrammar = NODE_MODULES / "@mlc-ai" / "web-xgrammar"
+    (DIST / "xgrammar").mkdir()
+    shutil.copy2(xgrammar / "lib" / "index.js", DIST / "xgrammar" / "xgrammar.js")
+    for name in ("LICENSE", "LICENSE.txt", "LICENSE.md"):
+        if (xgrammar / name).is_file():
+            shutil.copy2(xgrammar / name, DIST / "xgrammar" / name)
     run("node", ROOT / "build" / "snapshot.mjs", DIST, SNAPSHOT_PYTHON, *packaged)
     shutil.copytree(ROOT / "web" / "demo", DIST, dirs_exist_ok=True)
     size = sum(f.stat().st_size for f in DIST.rglob("*") if f.is_file())

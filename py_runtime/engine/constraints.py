@@ -1,9 +1,12 @@
-"""Response constraints before generation: the checks and the guidance text.
+"""Response constraints: the checks, the guidance text, and the grammar.
 
 Prompt step 4's implementation-defined part, as Chromium's prompt builder does it:
 a JSON schema is appended to the last user message as text (unless
 ``omitResponseConstraintInput``); a schema Chromium could not turn into a grammar,
-or a prefix the constraint cannot start with, is ``NotSupportedError``.
+or a prefix the constraint cannot start with, is ``NotSupportedError``. A model that
+enforces constraints (``ModelAdapter.enforces_constraints``) gets the constraint as a
+``Grammar`` its backend masks the answer with; what that cannot hold is
+``NotSupportedError`` too.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from . import js_regex
 from .errors import PromptAPIError
-from .json_schema import check_prefix, check_response_schema
+from .grammar import Grammar
+from .json_schema import check_prefix, check_response_schema, enforceable
 from .messages import Content, Message
 from .protocol import Constraint
 
@@ -53,3 +58,12 @@ def with_response_constraint(messages: list[Message], constraint: Constraint) ->
                 *messages[index + 1 :],
             ]
     return [*messages, Message("user", (text,))]
+
+
+def response_grammar(constraint: Constraint) -> Grammar:
+    """The grammar that holds an answer to ``constraint`` (NotSupportedError for what
+    cannot be held)."""
+    if constraint["kind"] == "regexp":
+        return Grammar("regex", js_regex.translate(constraint["source"], constraint["flags"]))
+    schema = enforceable(json.loads(constraint["json"]), js_regex.translate)
+    return Grammar("json-schema", json.dumps(schema, ensure_ascii=False))

@@ -7,6 +7,7 @@ NotSupportedError; this checks the same shape rules on the parsed schema: every
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .errors import PromptAPIError
@@ -82,3 +83,142 @@ def check_prefix(schema: Any, prefix: str) -> None:
     kinds = kind if isinstance(kind, list) else [kind] if kind else list(_VALUE_STARTS)
     if not any(text[0] in _VALUE_STARTS[k] for k in kinds if k in _VALUE_STARTS):
         raise _unsupported("the assistant prefix cannot start a value of this schema.")
+
+
+#: Keywords the grammar libraries hold an answer to, in both hosts (README
+#: "Constrained decoding"); ``oneOf`` is held as ``anyOf`` (exact when its branches
+#: are disjoint).
+ENFORCED = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "enum",
+        "const",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "$ref",
+        "$defs",
+        "definitions",
+        "anyOf",
+        "oneOf",
+    }
+)
+#: Keywords that say nothing about which values are valid.
+ANNOTATIONS = frozenset(
+    {
+        "title",
+        "description",
+        "$schema",
+        "$id",
+        "$anchor",
+        "$comment",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    }
+)
+#: The longest integer range written out as an ``enum`` (``integer_bounds``).
+MAX_ENUMERATED = 1024
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+#: ``format`` values both libraries enforce.
+FORMATS = frozenset({"date", "time", "date-time", "duration", "email", "uuid", "ipv4", "ipv6"})
+
+
+def enforceable(schema: Any, translate_pattern: Any, path: str = "schema") -> Any:
+    """``schema`` for the grammar libraries: NotSupportedError naming the first keyword
+    they cannot hold an answer to; ``pattern`` values (ECMAScript regexes) translated
+    with ``translate_pattern`` (``js_regex.translate``)."""
+    if isinstance(schema, bool):
+        return schema
+    if not isinstance(schema, dict):
+        raise _unsupported(f"{path} is not an object.")
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        where = f"{path}.{key}"
+        if key in ANNOTATIONS:
+            continue
+        if key not in ENFORCED:
+            raise _unsupported(f"the keyword {key!r} ({where}) cannot be enforced.")
+        if key in ("properties", "$defs", "definitions"):
+            value = {k: enforceable(v, translate_pattern, f"{where}.{k}") for k, v in value.items()}
+        elif key in ("anyOf", "oneOf", "prefixItems"):
+            value = [
+                enforceable(v, translate_pattern, f"{where}[{i}]") for i, v in enumerate(value)
+            ]
+            key = "anyOf" if key == "oneOf" else key
+        elif key in ("items", "additionalProperties"):
+            value = enforceable(value, translate_pattern, where)
+        elif key == "pattern":
+            # Held whole (the libraries disagree on unanchored patterns); a whole
+            # match is also a match anywhere, as JSON Schema asks.
+            value = f"^({translate_pattern(value)})$"
+        elif key == "format" and value not in FORMATS:
+            raise _unsupported(f"the format {value!r} ({where}) cannot be enforced.")
+        elif key == "$ref" and not (isinstance(value, str) and value.startswith("#")):
+            raise _unsupported(f"the reference {value!r} ({where}) is not local.")
+        out[key] = value
+    if "anyOf" in out and "oneOf" in schema and "anyOf" in schema:
+        raise _unsupported(f"{path} has both anyOf and oneOf.")
+    if any(key in out for key in _BOUNDS):
+        out = integer_bounds(out, path)
+    return out
+
+
+def integer_bounds(schema: dict[str, Any], path: str) -> dict[str, Any]:
+    """Numeric bounds in a form both libraries hold exactly.
+
+    XGrammar's web build (0.1.27) holds integer bounds wrongly for most values
+    (``maximum: 150`` admits 151-159) and number bounds not at all (``minimum: 1.5``
+    admits ``1a5``), so a bounded integer range of up to ``MAX_ENUMERATED`` values
+    becomes an ``enum`` of them, a lone ``minimum`` of 0 or 1 stays (held exactly by
+    both), and any other bound is NotSupportedError.
+    """
+    bounds = {key: schema[key] for key in _BOUNDS if key in schema}
+    for key, value in bounds.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _unsupported(f"{path}.{key} is not a number.")
+    if schema.get("type") != "integer":
+        key = next(iter(bounds))
+        raise _unsupported(
+            f"the keyword {key!r} ({path}.{key}) cannot be enforced on numbers that are "
+            "not integers."
+        )
+    low, high = -math.inf, math.inf
+    if "minimum" in bounds:
+        low = max(low, math.ceil(bounds["minimum"]))
+    if "exclusiveMinimum" in bounds:
+        low = max(low, math.floor(bounds["exclusiveMinimum"]) + 1)
+    if "maximum" in bounds:
+        high = min(high, math.floor(bounds["maximum"]))
+    if "exclusiveMaximum" in bounds:
+        high = min(high, math.ceil(bounds["exclusiveMaximum"]) - 1)
+    rest = {k: v for k, v in schema.items() if k not in _BOUNDS}
+    if high < low:
+        raise _unsupported(f"{path} admits no integer.")
+    if high - low < MAX_ENUMERATED:
+        values = list(range(int(low), int(high) + 1))
+        if "enum" in rest:
+            values = [v for v in rest["enum"] if v in values]
+        return {**rest, "enum": values}
+    if high == math.inf and low in (0, 1):
+        return {**rest, "minimum": int(low)}
+    key = next(iter(bounds))
+    raise _unsupported(
+        f"the keyword {key!r} ({path}.{key}) cannot be enforced: integer bounds are held "
+        f"for ranges of up to {MAX_ENUMERATED} values, or a lone minimum of 0 or 1."
+    )

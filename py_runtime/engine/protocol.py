@@ -151,10 +151,11 @@ class JsonSchemaConstraint(TypedDict):
 
 
 class RegExpConstraint(TypedDict):
-    """A RegExp response constraint: only its source crosses."""
+    """A RegExp response constraint: its source and flags cross."""
 
     kind: Literal["regexp"]
     source: str
+    flags: str
 
 
 Constraint = JsonSchemaConstraint | RegExpConstraint

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models.base import Chunk, ModelAdapter, ModelState, StopCallback
-from .constraints import check_response_constraint, with_response_constraint
+from .constraints import check_response_constraint, response_grammar, with_response_constraint
 from .errors import Aborted, quota_exceeded, type_error
+from .grammar import Grammar
 from .messages import Content, Message
 from .options import LanguageModelOptions, get_expected_content_types
 from .prompt import validate_and_canonicalize_prompt
@@ -166,10 +167,16 @@ class Session:
         if stop():
             raise Aborted
 
-    async def generate(self, stop: StopCallback, on_chunk: Callable[[Chunk], None]) -> Outcome:
-        """The spec's "generate": stream chunks, then keep the response."""
+    async def generate(
+        self,
+        stop: StopCallback,
+        on_chunk: Callable[[Chunk], None],
+        grammar: Grammar | None = None,
+    ) -> Outcome:
+        """The spec's "generate": stream chunks (held to ``grammar``), then keep the
+        response."""
         outcome = Outcome()
-        async for chunk in self.state.generate(self.context(), stop):
+        async for chunk in self.state.generate(self.context(), stop, grammar):
             if stop():
                 raise Aborted
             outcome.chunks.append(chunk)
@@ -190,9 +197,12 @@ class Session:
         stop: StopCallback,
         on_chunk: Callable[[Chunk], None],
     ) -> Outcome:
+        grammar = None
+        if constraint is not None and self.model.enforces_constraints:
+            grammar = response_grammar(constraint)  # NotSupportedError before any work
         prefilled = Outcome()
         await self.prefill(prompt, constraint, omit, stop, prefilled)
-        outcome = await self.generate(stop, on_chunk)
+        outcome = await self.generate(stop, on_chunk, grammar)
         outcome.overflowed = outcome.overflowed or prefilled.overflowed
         return outcome
 

@@ -7,6 +7,7 @@ in, ``logits`` and ``present.{i}.key/value`` out.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,9 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from ..engine.grammar import Grammar
 from ..engine.vocabulary import Sampling
+from .llguidance_matcher import Matcher, Vocabulary
 
 
 @dataclass
@@ -24,6 +27,7 @@ class _Cache:
     length: int = 0
     logits: np.ndarray | None = None
     ids: list[int] = field(default_factory=list)  # the tokens in the cache
+    matcher: Matcher | None = None  # the grammar the next tokens are held to
 
 
 def apply_repetition_penalty(logits: np.ndarray, ids: list[int], penalty: float) -> np.ndarray:
@@ -56,6 +60,10 @@ class OnnxRuntimeBackend:
         self.forwarded = 0
         #: Milliseconds spent inside ``InferenceSession.run``, in total (benchmarks).
         self.run_ms = 0.0
+        #: Milliseconds spent computing and applying grammar masks, in total.
+        self.mask_ms = 0.0
+        self._tokenizer: tuple[str, list[int]] | None = None
+        self._vocabulary: Vocabulary | None = None
 
     def _empty_past(self) -> dict[str, np.ndarray]:
         past = {}
@@ -92,15 +100,57 @@ class OnnxRuntimeBackend:
         state.ids.extend(ids)
         self.forwarded += len(ids)
 
+    def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
+        self._tokenizer = (tokenizer_json, stop_ids)
+
+    def _logits_width(self) -> int:
+        width = self.session.get_outputs()[0].shape[-1]
+        if isinstance(width, int):
+            return width
+        assert self._tokenizer is not None
+        return int(json.loads(self._tokenizer[0])["model"].get("vocab_size", 0)) or 0
+
+    async def constrain(self, cache: int, grammar: Grammar | None) -> None:
+        state = self._caches[cache]
+        if grammar is None:
+            state.matcher = None
+            return
+        if self._vocabulary is None:
+            assert self._tokenizer is not None, "use_tokenizer() must run first"
+            self._vocabulary = Vocabulary(*self._tokenizer, self._logits_width())
+        state.matcher = self._vocabulary.matcher(grammar)
+
+    def accept(self, cache: int, ids: list[int]) -> bool:
+        matcher = self._caches[cache].matcher
+        return matcher is None or matcher.accept(ids)
+
+    def forced(self, cache: int) -> str:
+        matcher = self._caches[cache].matcher
+        return matcher.forced() if matcher else ""
+
     async def next_token(self, cache: int, sampling: Sampling) -> int:
         state = self._caches[cache]
         logits = state.logits
         assert logits is not None, "forward() must run first"
         if sampling.repetition_penalty != 1.0:
             logits = apply_repetition_penalty(logits, state.ids, sampling.repetition_penalty)
+        if state.matcher is None:
+            return self._choose(logits, sampling)
+        started = time.perf_counter()
+        masked = state.matcher.mask(logits)
+        self.mask_ms += (time.perf_counter() - started) * 1000
+        if masked is None:
+            return -1  # the grammar is complete and allows no stop token
+        token = self._choose(masked, sampling)
+        state.matcher.accept([token])
+        return token
+
+    @staticmethod
+    def _choose(logits: np.ndarray, sampling: Sampling) -> int:
         if sampling.greedy:
             return int(np.argmax(logits))
-        top = np.argpartition(logits, -sampling.top_k)[-sampling.top_k :]
+        k = min(sampling.top_k, int(np.isfinite(logits).sum()))
+        top = np.argpartition(logits, -k)[-k:]
         scaled = logits[top] / sampling.temperature
         weights = np.exp(scaled - scaled.max())
         return int(np.random.default_rng().choice(top, p=weights / weights.sum()))

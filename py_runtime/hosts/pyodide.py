@@ -13,6 +13,7 @@ from typing import Any
 
 from ..engine.endpoint import Endpoint, Post
 from ..engine.errors import error_to_wire, operation_error
+from ..engine.grammar import Grammar, GrammarError
 from ..engine.protocol import BootError, Config, Init
 from ..engine.runtime import Runtime
 from ..engine.vocabulary import HALF_KV_DTYPES, Sampling, model_file
@@ -79,11 +80,35 @@ class WebBackend:
         await self.js.forward(cache, to_js(ids))
 
     async def next_token(self, cache: int, sampling: Sampling) -> int:
-        return int(
-            self.js.nextToken(
-                cache, sampling.top_k, sampling.temperature, sampling.repetition_penalty
-            )
+        token = self.js.nextToken(
+            cache, sampling.top_k, sampling.temperature, sampling.repetition_penalty
         )
+        return int(await token if hasattr(token, "then") else token)
+
+    def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
+        from pyodide.ffi import to_js
+
+        self.js.useTokenizer(tokenizer_json, to_js(stop_ids))
+
+    async def constrain(self, cache: int, grammar: Grammar | None) -> None:
+        from js import Object
+        from pyodide.ffi import JsException, to_js
+
+        value = (
+            None if grammar is None else to_js(grammar.to_json(), dict_converter=Object.fromEntries)
+        )
+        try:
+            await self.js.constrain(cache, value)
+        except JsException as error:
+            raise GrammarError(str(error)) from None
+
+    def accept(self, cache: int, ids: list[int]) -> bool:
+        from pyodide.ffi import to_js
+
+        return bool(self.js.accept(cache, to_js(ids)))
+
+    def forced(self, cache: int) -> str:
+        return str(self.js.forced(cache))
 
     def cache_length(self, cache: int) -> int:
         return int(self.js.cacheLength(cache))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..engine.grammar import Grammar
 from ..engine.vocabulary import Sampling
 
 
@@ -26,7 +27,23 @@ class Backend(Protocol):
         """Run ``ids`` after the cached positions; keep the last position's logits."""
 
     async def next_token(self, cache: int, sampling: Sampling) -> int:
-        """Choose a token from the last logits (the vocabulary never reaches Python)."""
+        """Choose a token from the last logits (the vocabulary never reaches Python);
+        under a grammar, among the tokens it allows, which it then accepts (-1: it
+        allows none)."""
+
+    def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
+        """The model's tokenizer.json and stop tokens, for grammars (once, at load)."""
+
+    async def constrain(self, cache: int, grammar: Grammar | None) -> None:
+        """Hold the cache's next tokens to ``grammar`` (None: free them again).
+        ``GrammarError`` when the grammar library cannot compile it."""
+
+    def accept(self, cache: int, ids: list[int]) -> bool:
+        """Advance the cache's grammar over ``ids`` (a prefix, forced tokens); False
+        when it rejects one."""
+
+    def forced(self, cache: int) -> str:
+        """The text the cache's grammar allows next, and nothing else ('' if none)."""
 
     def cache_length(self, cache: int) -> int: ...
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
+from ..engine.grammar import Grammar
 from ..engine.messages import Message, ToolCall
 from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
@@ -35,8 +36,11 @@ class ModelState(Protocol):
         """Take in ``context``, the session's whole conversation, whose last messages
         (``added``) are new."""
 
-    def generate(self, context: Sequence[Message], stop: StopCallback) -> AsyncIterator[Chunk]:
-        """Answer after ``context`` (already prefilled), chunk by chunk."""
+    def generate(
+        self, context: Sequence[Message], stop: StopCallback, grammar: Grammar | None = None
+    ) -> AsyncIterator[Chunk]:
+        """Answer after ``context`` (already prefilled), chunk by chunk, held to
+        ``grammar`` when the model enforces constraints."""
         ...
 
     async def clone(self, context: Sequence[Message]) -> ModelState:
@@ -51,6 +55,9 @@ class ModelAdapter(Protocol):
     #: Whether a response's tool calls stay in the history (Chromium's echo model
     #: keeps its text only; a real model must see its own calls again).
     keeps_tool_calls: bool
+    #: Whether answers are held to response constraints and tool schemas (the echo
+    #: model, like Chromium's, ignores them).
+    enforces_constraints: bool
 
     @property
     def context_window(self) -> float: ...

@@ -22,13 +22,17 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
 
-from ..engine.errors import Aborted, operation_error
+from ..engine import js_regex
+from ..engine.errors import Aborted, PromptAPIError, operation_error
+from ..engine.grammar import Grammar, GrammarError
+from ..engine.json_schema import enforceable
 from ..engine.messages import Content, Message, ToolCall
 from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
 from ..engine.vocabulary import Availability, Sampling, sampling_for
 from ..tokenizer import StreamDecoder, Tokenizer
 from ..tool_calls import ParsedCall, ToolCallParser, make_parser, parser_for_model
+from ..tool_calls.grammar import tool_call_grammar
 from .backend import Backend
 from .base import Chunk, ProgressCallback, StopCallback
 from .chat_template import ChatTemplate, ChatTemplateError
@@ -87,6 +91,7 @@ class CausalLM:
         output_types=("text", "tool-call"),
     )
     keeps_tool_calls = True
+    enforces_constraints = True
 
     def __init__(
         self,
@@ -107,6 +112,10 @@ class CausalLM:
         self.parser_family = "hermes"
         #: The template has no tool format: the runtime writes one (prompted_tools.py).
         self.prompted_tools = False
+        #: Emit the text a grammar forces without sampling, in one forward pass.
+        self.jump_forward = True
+        #: Tokens emitted that way, in total (benchmarks).
+        self.jumped_tokens = 0
         self._encoded: tuple[str, list[int]] = ("", [])  # the last text encoded, and its ids
 
     # -- loading -----------------------------------------------------------
@@ -160,6 +169,7 @@ class CausalLM:
             # the tools go into the system prompt, calls are read in the Hermes syntax.
             self.parser_family, self.prompted_tools = "hermes", True
         self.backend = await backend
+        self.backend.use_tokenizer(tokenizer_text or "", sorted(self.eos_ids))
 
     @staticmethod
     def _tokenizer(text: str | None) -> Tokenizer:
@@ -266,6 +276,13 @@ class CausalLMState:
     cached: list[int]
     sampling: Sampling
 
+    @cached_property
+    def tool_grammar(self) -> Grammar | None:
+        """Answers that may call the session's tools, in the model's call syntax."""
+        family = "prompted" if self.model.prompted_tools else self.model.parser_family
+        schemas = {tool.name: tool.input_schema for tool in self.tools}
+        return tool_call_grammar(family, schemas, lambda s: enforceable(s, js_regex.translate))
+
     @property
     def backend(self) -> Backend:
         assert self.model.backend is not None
@@ -298,9 +315,10 @@ class CausalLMState:
         await self.sync(self.model.render(context, self.tools, False), stop)
 
     async def generate(
-        self, context: Sequence[Message], stop: StopCallback
+        self, context: Sequence[Message], stop: StopCallback, grammar: Grammar | None = None
     ) -> AsyncIterator[Chunk]:
-        """Decode until an end-of-sequence token, streaming text and tool calls."""
+        """Decode until an end-of-sequence token, streaming text and tool calls; held
+        to ``grammar`` (a response constraint), else to the tool-call grammar."""
         model = self.model
         assert model.tokenizer is not None
         await self.sync(model.render(context, self.tools, True), stop)
@@ -311,20 +329,52 @@ class CausalLMState:
         )
         schemas = {tool.name: tool.input_schema for tool in self.tools}
         parser = make_parser(family, set(schemas), schemas) if schemas else None
+        grammar = grammar or self.tool_grammar
+        if grammar is not None:
+            await self._constrain(grammar, context)
         end = min(len(self.cached) + model.max_response_tokens, model.context_window)
-        while len(self.cached) < end:
-            if stop():
-                raise Aborted
-            token = await self.backend.next_token(self.cache, self.sampling)
-            if token in model.eos_ids:
-                break
-            piece = decoder.feed(token)
-            await self.backend.forward(self.cache, [token])
-            self.cached.append(token)
-            for chunk in _chunks(parser, family, piece, final=False):
-                yield chunk
+        try:
+            while len(self.cached) < end:
+                if stop():
+                    raise Aborted
+                forced = self.backend.forced(self.cache) if grammar and model.jump_forward else ""
+                if forced:
+                    ids = model.tokenizer.encode(forced)[: int(end) - len(self.cached)]
+                    if not self.backend.accept(self.cache, ids):
+                        raise operation_error("The grammar rejected the text it forced.")
+                    model.jumped_tokens += len(ids)
+                else:
+                    token = await self.backend.next_token(self.cache, self.sampling)
+                    if token < 0 or token in model.eos_ids:
+                        break
+                    ids = [token]
+                pieces = "".join(decoder.feed(token) for token in ids)
+                await self.backend.forward(self.cache, ids)
+                self.cached.extend(ids)
+                for chunk in _chunks(parser, family, pieces, final=False):
+                    yield chunk
+        finally:
+            if grammar is not None:
+                await self.backend.constrain(self.cache, None)
         for chunk in _chunks(parser, family, decoder.flush(), final=True):
             yield chunk
+
+    async def _constrain(self, grammar: Grammar, context: Sequence[Message]) -> None:
+        """Hold the answer to ``grammar``, past the assistant prefix (if any)."""
+        assert self.model.tokenizer is not None
+        try:
+            await self.backend.constrain(self.cache, grammar)
+        except GrammarError as error:
+            raise PromptAPIError(
+                "NotSupportedError", f"The response constraint cannot be enforced: {error}"
+            ) from None
+        if context and context[-1].prefix:
+            prefix = self.model.tokenizer.encode(context[-1].text())
+            if not self.backend.accept(self.cache, prefix):
+                await self.backend.constrain(self.cache, None)
+                raise PromptAPIError(
+                    "NotSupportedError", "The response constraint cannot start with the prefix."
+                )
 
     async def clone(self, context: Sequence[Message]) -> CausalLMState:
         cache = await self.backend.clone(self.cache)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.grammar import Grammar
 from ..engine.messages import Content, Media, Message, ToolCall
 from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
 from ..engine.vocabulary import Availability
@@ -75,7 +76,7 @@ class EchoState:
         self.pending.append("".join(echo_text(c) for m in added for c in m.content))
 
     async def generate(
-        self, context: Sequence[Message], stop: StopCallback
+        self, context: Sequence[Message], stop: StopCallback, grammar: Grammar | None = None
     ) -> AsyncIterator[Chunk]:
         current = self.pending[-1] if self.pending else ""
         trigger = next(
@@ -107,6 +108,7 @@ class EchoModel:
     """Chromium's echo model: usage is UTF-8 bytes, plus 100 per non-text part."""
 
     keeps_tool_calls = False  # "Tool calls add nothing to usage or history."
+    enforces_constraints = False
     capabilities = Capabilities(
         languages=("en",),
         input_types=("text", "image", "audio", "tool-call", "tool-response"),

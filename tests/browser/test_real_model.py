@@ -22,14 +22,10 @@ from py_runtime.devtools.wpt_host import WptHost
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DIST = REPO_ROOT / "dist"
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "tiny-qwen2-toolcall"
-WPT_FILE = (
-    REPO_ROOT
-    / "tests"
-    / "wpt-models"
-    / "ai"
-    / "language-model"
-    / ("tiny-qwen2-toolcall.tentative.https.window.js")
-)
+WPT_DIR = REPO_ROOT / "tests" / "wpt-models" / "ai" / "language-model"
+WPT_FILE = WPT_DIR / "tiny-qwen2-toolcall.tentative.https.window.js"
+#: Constrained decoding (XGrammar in the worker) on the fixture's noise.
+CONSTRAINED_FILE = WPT_DIR / "tiny-qwen2-constrained.tentative.https.window.js"
 DTYPES = ["fp32", "fp16", "q8", "int8", "q4", "q4f16"]
 PROMPTS = [
     "Hello!",
@@ -47,6 +43,15 @@ pytestmark = pytest.mark.needs_files(
 def test_fixture_wpt_file_passes(page: Page, dtype: str) -> None:
     with WptHost(DIST, model=str(FIXTURE), dtype=dtype) as host:
         result = run_wpt_file(page, host, WPT_FILE)
+    assert result.harness_status == "OK", result.harness_message
+    failures = [f"{t.status} {t.name}: {t.message}" for t in result.subtests if t.status != "PASS"]
+    assert not failures and result.subtests, "\n".join(failures)
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "q4f16"])
+def test_fixture_constrained_wpt_file_passes(page: Page, dtype: str) -> None:
+    with WptHost(DIST, model=str(FIXTURE), dtype=dtype) as host:
+        result = run_wpt_file(page, host, CONSTRAINED_FILE)
     assert result.harness_status == "OK", result.harness_message
     failures = [f"{t.status} {t.name}: {t.message}" for t in result.subtests if t.status != "PASS"]
     assert not failures and result.subtests, "\n".join(failures)

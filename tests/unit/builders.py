@@ -162,6 +162,6 @@ def json_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "json-schema", "json": json.dumps(schema, separators=(",", ":"))}
 
 
-def regexp(source: str) -> dict[str, Any]:
+def regexp(source: str, flags: str = "") -> dict[str, Any]:
     """A RegExp response constraint: only its source crosses."""
-    return {"kind": "regexp", "source": source}
+    return {"kind": "regexp", "source": source, "flags": flags}

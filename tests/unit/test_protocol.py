@@ -51,7 +51,7 @@ REQUESTS = [
                 "content": [{"type": "text", "value": {"kind": "string", "string": "hi"}}],
             }
         ],
-        "constraint": {"kind": "regexp", "source": "^a"},
+        "constraint": {"kind": "regexp", "source": "^a", "flags": ""},
         "omit": False,
     },
     {"kind": "append", "id": 4, "session": 1, "input": "x"},

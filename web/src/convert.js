@@ -170,7 +170,9 @@ export function convertPrompt(value, call) {
  */
 function responseConstraint(value) {
   const constraint = toObject(value, 'responseConstraint');
-  if (constraint instanceof RegExp) return { kind: 'regexp', source: constraint.source };
+  if (constraint instanceof RegExp) {
+    return { kind: 'regexp', source: constraint.source, flags: constraint.flags };
+  }
   const json = jsonOrNull(constraint);
   if (json === null) {
     throw new DOMException('The response constraint cannot be serialized.', 'NotSupportedError');

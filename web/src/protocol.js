@@ -48,8 +48,8 @@
 /** @typedef {{type: MessageType, value: MessageValue}} ContentWire */
 /** @typedef {{role: Role, content: string | ContentWire[], prefix?: boolean}} MessageWire */
 /** @typedef {{kind: 'json-schema', json: string}} JsonSchemaConstraint */
-/** A RegExp response constraint: only its source crosses.
- * @typedef {{kind: 'regexp', source: string}} RegExpConstraint
+/** A RegExp response constraint: its source and flags cross.
+ * @typedef {{kind: 'regexp', source: string, flags: string}} RegExpConstraint
  */
 /** The page's configuration (data- attributes or `promptAPIRuntime.configure`).
  * @typedef {{model?: string, dtype?: Dtype, device?: Device, contextWindow?: number | string, threads?: number | string}} Config

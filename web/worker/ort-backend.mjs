@@ -1,9 +1,12 @@
 // ONNX Runtime Web behind the engine's Backend seam (py_runtime/backends/base.py).
 // KV caches live here as ORT tensors, addressed by integer handles; the logits of
 // the last position stay here too, and the next token is chosen here, so no
-// per-token work over the vocabulary happens in Python.
+// per-token work over the vocabulary happens in Python. A constrained answer's
+// mask (grammar.mjs, XGrammar) is applied here too.
 
-// Bundled into dist/worker.mjs: the ORT files are in dist/ort/.
+import { ModelGrammars, applyBitmask } from './grammar.mjs';
+
+// Bundled into dist/worker.mjs: the ORT files are in dist/ort/, XGrammar's in dist/xgrammar/.
 const base = new URL('./', import.meta.url);
 
 const FLOAT16 = new Float32Array(1);
@@ -26,6 +29,11 @@ function lastLogits(tensor) {
   if (row instanceof Float32Array) return row.slice();
   if (row instanceof Uint16Array) return Float32Array.from(row, halfToFloat);
   return Float32Array.from(row); // Float16Array and the like
+}
+
+/** Argmax (`topK` <= 1 or `temperature` <= 0), else top-k sampling. */
+function choose(logits, topK, temperature) {
+  return topK <= 1 || temperature <= 0 ? argmax(logits) : sample(logits, topK, temperature);
 }
 
 function argmax(logits) {
@@ -59,13 +67,14 @@ function sample(logits, topK, temperature) {
 
 /**
  * Transformers' repetition penalty over the tokens already in the cache: positive
- * logits divided by `penalty`, negative ones multiplied (on a copy).
+ * logits divided by `penalty`, negative ones multiplied (into `penalized`: a copy
+ * of `logits` unless given).
  * @param {Float32Array} logits
  * @param {number[]} ids
  * @param {number} penalty
+ * @param {Float32Array} [penalized]
  */
-function penalize(logits, ids, penalty) {
-  const penalized = logits.slice();
+function penalize(logits, ids, penalty, penalized = logits.slice()) {
   for (const id of new Set(ids)) {
     const value = logits[id];
     penalized[id] = value > 0 ? value / penalty : value * penalty;
@@ -172,6 +181,10 @@ export class OrtBackend {
   #next = 0;
 
   #kv;
+  /** @type {ModelGrammars} made by useTokenizer() */
+  #grammars = null;
+  /** The masked copy of a constrained step's logits (reused). */
+  #masked = null;
 
   constructor(ort, session, webgpu, kv) {
     this.#ort = ort;
@@ -183,6 +196,71 @@ export class OrtBackend {
     this.forwarded = 0;
     /** Milliseconds spent inside InferenceSession.run(), in total (benchmarks). */
     this.runMs = 0;
+    /** Milliseconds spent computing and applying grammar masks and advancing matchers (benchmarks). */
+    this.maskMs = 0;
+    /** Milliseconds spent compiling grammars and preparing the vocabulary for them (benchmarks). */
+    this.compileMs = 0;
+  }
+
+  /**
+   * The model's tokenizer.json (text) and stop tokens, for constrain(): the grammar
+   * library reads them when a grammar is first compiled.
+   * @param {string} tokenizerJSON
+   * @param {Iterable<number>} stopIds
+   */
+  useTokenizer(tokenizerJSON, stopIds) {
+    this.#grammars = new ModelGrammars(
+      new URL('xgrammar/xgrammar.js', base).href, tokenizerJSON, Array.from(stopIds),
+    );
+  }
+
+  /** The logits' width: the model's output metadata, else a last forward's logits. */
+  #logitsWidth() {
+    const logits = /** @type {any} */ (this.#session).outputMetadata
+      ?.find((m) => m.name === 'logits');
+    const width = logits?.shape?.at(-1);
+    if (typeof width === 'number' && width > 0) return width;
+    for (const cache of this.#caches.values()) if (cache.logits) return cache.logits.length;
+    return Infinity; // the tokenizer's size, then (grammar.mjs cuts the vocabulary at the width)
+  }
+
+  /**
+   * Constrain the cache's next tokens to `grammar` (grammar.mjs's GrammarSpec), from
+   * its start; null: unconstrained again. Rejects with what the grammar library
+   * rejected when it cannot compile the grammar.
+   * @param {number} handle
+   * @param {import('./grammar.mjs').GrammarSpec | null} grammar
+   */
+  async constrain(handle, grammar) {
+    const cache = this.#caches.get(handle);
+    cache.matcher?.dispose();
+    cache.matcher = null;
+    if (grammar === null || grammar === undefined) return;
+    if (!this.#grammars) throw new Error('constrain() needs useTokenizer() first.');
+    const started = performance.now();
+    const matcher = await this.#grammars.matcher(grammar, this.#logitsWidth());
+    this.compileMs += performance.now() - started;
+    cache.matcher?.dispose(); // constrained again meanwhile
+    cache.matcher = matcher;
+  }
+
+  /**
+   * Advance the cache's matcher over `ids` (an answer's prefix, forced tokens):
+   * false at the first token the grammar rejects (the matcher stays before it).
+   * True when the cache is not constrained.
+   */
+  accept(handle, ids) {
+    const matcher = this.#caches.get(handle).matcher;
+    if (!matcher) return true;
+    const started = performance.now();
+    const accepted = matcher.accept(ids);
+    this.maskMs += performance.now() - started;
+    return accepted;
+  }
+
+  /** The text the cache's grammar allows next and nothing else (jump-forward); '' when unconstrained. */
+  forced(handle) {
+    return this.#caches.get(handle).matcher?.forced() ?? '';
   }
 
   /** Past tensors of length 0, shaped [1, kv heads, 0, head dim] from the model's config. */
@@ -199,7 +277,7 @@ export class OrtBackend {
   newCache() {
     this.#next += 1;
     this.#caches.set(this.#next, {
-      past: this.#emptyPast(), length: 0, logits: null, keep: null, ids: [],
+      past: this.#emptyPast(), length: 0, logits: null, keep: null, ids: [], matcher: null,
     });
     return this.#next;
   }
@@ -252,11 +330,41 @@ export class OrtBackend {
     this.forwarded += count;
   }
 
+  /**
+   * The next token from the last logits: argmax, or top-k sampling at `temperature`.
+   * A number, or a Promise of one when the cache is constrained (its matcher then
+   * takes the token; -1 when the grammar allows no token, not even a stop token).
+   * @returns {number | Promise<number>}
+   */
   nextToken(handle, topK, temperature, repetitionPenalty = 1) {
     const cache = this.#caches.get(handle);
+    if (cache.matcher) return this.#constrainedToken(cache, topK, temperature, repetitionPenalty);
     const logits = repetitionPenalty === 1
       ? cache.logits : penalize(cache.logits, cache.ids, repetitionPenalty);
-    return topK <= 1 || temperature <= 0 ? argmax(logits) : sample(logits, topK, temperature);
+    return choose(logits, topK, temperature);
+  }
+
+  async #constrainedToken(cache, topK, temperature, repetitionPenalty) {
+    const { matcher } = cache;
+    let started = performance.now();
+    const bitmask = await matcher.bitmask();
+    // From here to the end, nothing awaits: #masked is this step's alone.
+    const logits = cache.logits;
+    if (this.#masked?.length !== logits.length) this.#masked = new Float32Array(logits.length);
+    const masked = this.#masked;
+    masked.set(logits);
+    if (repetitionPenalty !== 1) penalize(logits, cache.ids, repetitionPenalty, masked);
+    const allowed = applyBitmask(masked, bitmask);
+    let elapsed = performance.now() - started;
+    let token = -1;
+    if (allowed) {
+      token = choose(masked, topK, temperature);
+      started = performance.now();
+      if (!matcher.accept([token])) throw new Error(`The grammar rejected the token it allowed (${token}).`);
+      elapsed += performance.now() - started;
+    }
+    this.maskMs += elapsed;
+    return token;
   }
 
   cacheLength(handle) {
@@ -281,15 +389,17 @@ export class OrtBackend {
       past[name] = new this.#ort.Tensor(tensor.type, data.slice(), tensor.dims);
     }
     this.#next += 1;
+    // No matcher: matchers live within one prompt call, and clone() never runs during one.
     this.#caches.set(this.#next, {
       past, length: source.length, logits: source.logits?.slice() ?? null, keep: null,
-      ids: source.ids.slice(),
+      ids: source.ids.slice(), matcher: null,
     });
     return this.#next;
   }
 
   release(handle) {
     const cache = this.#caches.get(handle);
+    cache?.matcher?.dispose();
     for (const tensor of Object.values(cache?.past ?? {})) tensor.dispose?.();
     this.#caches.delete(handle);
   }

@@ -1,0 +1,54 @@
+"""Grammars for tool calls: free text in which a call's marker can only start a
+well-formed call to a declared tool, with arguments that match its ``inputSchema``.
+
+One call syntax per family, the one its parser reads (and, for models whose
+template has no tool format, the syntax ``models/prompted_tools.py`` teaches).
+Families whose calls are not JSON objects after a marker (Pythonic, Qwen's XML
+parameters) and Mistral's (its marker is a special token) are not held to a
+grammar: their calls are parsed as before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..engine.errors import PromptAPIError
+from ..engine.grammar import Grammar, ToolTag
+
+#: Per family: the trigger, and the text before and after a call's arguments
+#: (``{name}`` is the tool's name as a JSON string).
+CALL_SYNTAX: dict[str, tuple[str, str, str]] = {
+    "hermes": ("<tool_call>", '<tool_call>\n{{"name": {name}, "arguments": ', "}\n</tool_call>"),
+    "prompted": ("<tool_call>", '<tool_call>{{"name": {name}, "arguments": ', "}</tool_call>"),
+    "llama": ('{"name": ', '{{"name": {name}, "parameters": ', "}"),
+}
+
+#: What a tool's arguments are held to when its schema has a keyword the grammar
+#: libraries cannot enforce: a JSON object.
+ANY_OBJECT = '{"type": "object"}'
+
+
+def tool_call_grammar(
+    family: str,
+    schemas: Mapping[str, Any],
+    enforceable: Callable[[Any], Any],
+) -> Grammar | None:
+    """The grammar for answers that may call the tools in ``schemas`` (name ->
+    inputSchema) in ``family``'s syntax, or None for families without one.
+    ``enforceable`` is ``json_schema.enforceable`` with its pattern translator."""
+    syntax = CALL_SYNTAX.get(family)
+    if syntax is None or not schemas:
+        return None
+    trigger, begin, end = syntax
+    tags = []
+    for name, schema in schemas.items():
+        try:
+            arguments = json.dumps(enforceable(schema), ensure_ascii=False)
+        except PromptAPIError:
+            arguments = ANY_OBJECT
+        tags.append(
+            ToolTag(begin.format(name=json.dumps(name, ensure_ascii=False)), arguments, end)
+        )
+    return Grammar("tool-calls", triggers=(trigger,), tags=tuple(tags))

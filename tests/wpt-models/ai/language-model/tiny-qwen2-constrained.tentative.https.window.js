@@ -1,0 +1,138 @@
+// META: title=Constrained decoding on a model that answers noise: the tiny fixture
+// META: script=/resources/testdriver.js
+// META: script=/resources/testdriver-vendor.js
+// META: script=../resources/util.js
+// META: timeout=long
+
+'use strict';
+
+// Run with the fixture as the page's model (python -m py_runtime.wpt --model
+// tests/fixtures/tiny-qwen2-toolcall FILE). The fixture answers six dialogues exactly
+// and anything else with noise: sampled answers to other questions are what a model
+// does worst, and every one must still parse and match. Values are bounded (noise
+// never closes an unbounded string within the response's token limit).
+
+const kSampled = {topK: 40, temperature: 1.5};
+const kQuestions = ['Hello!', 'Tell me about the sea.', 'x'];
+
+function assertMatches(value, schema, where = 'answer') {
+  // The keywords used in this file, checked the way JSON Schema defines them.
+  if (schema.enum) assert_true(schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)),
+                               `${where} is one of the enum`);
+  if (schema.const !== undefined) assert_equals(JSON.stringify(value), JSON.stringify(schema.const));
+  switch (schema.type) {
+    case 'boolean': assert_equals(typeof value, 'boolean', where); break;
+    case 'null': assert_equals(value, null, where); break;
+    case 'integer': assert_true(Number.isInteger(value), `${where} is an integer`); break;
+    case 'number': assert_equals(typeof value, 'number', where); break;
+    case 'string': assert_equals(typeof value, 'string', where); break;
+    case 'array': assert_true(Array.isArray(value), `${where} is an array`); break;
+    case 'object':
+      assert_true(value !== null && typeof value === 'object' && !Array.isArray(value), where);
+      break;
+  }
+  if (schema.minimum !== undefined) assert_greater_than_equal(value, schema.minimum, where);
+  if (schema.maximum !== undefined) assert_less_than_equal(value, schema.maximum, where);
+  if (schema.exclusiveMaximum !== undefined) assert_less_than(value, schema.exclusiveMaximum, where);
+  if (schema.maxLength !== undefined) assert_less_than_equal([...value].length, schema.maxLength);
+  if (schema.minLength !== undefined) assert_greater_than_equal([...value].length, schema.minLength);
+  if (schema.pattern) assert_regexp_match(value, new RegExp(schema.pattern), where);
+  if (schema.minItems !== undefined) assert_greater_than_equal(value.length, schema.minItems);
+  if (schema.maxItems !== undefined) assert_less_than_equal(value.length, schema.maxItems);
+  if (schema.items) value.forEach((item, i) => assertMatches(item, schema.items, `${where}[${i}]`));
+  for (const name of schema.required ?? []) assert_true(name in value, `${where}.${name} is there`);
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    if (name in value) assertMatches(value[name], property, `${where}.${name}`);
+  }
+  if (schema.additionalProperties === false) {
+    for (const name of Object.keys(value)) {
+      assert_true(name in schema.properties, `${where} has no property ${name} beyond the schema`);
+    }
+  }
+}
+
+const kSchemas = [
+  {type: 'boolean'},
+  {type: 'integer', minimum: -5, maximum: 5},
+  {type: 'integer', exclusiveMinimum: -3, exclusiveMaximum: 300},
+  {type: 'string', maxLength: 8},
+  {enum: ['red', 'green', 3, null]},
+  {type: 'array', items: {type: 'integer', minimum: 0, maximum: 99}, minItems: 2, maxItems: 3},
+  {
+    type: 'object',
+    properties: {
+      name: {type: 'string', minLength: 1, maxLength: 10},
+      zip: {type: 'string', pattern: '^[0-9]{5}$'},
+      tags: {type: 'array', items: {enum: ['a', 'b']}, maxItems: 2},
+    },
+    required: ['name', 'zip', 'tags'],
+    additionalProperties: false,
+  },
+];
+
+for (const schema of kSchemas) {
+  promise_test(async () => {
+    await ensureLanguageModel();
+    for (const question of kQuestions) {
+      const session = await createLanguageModel(kSampled);
+      const answer = await session.prompt(question, {responseConstraint: schema});
+      assertMatches(JSON.parse(answer), schema);
+    }
+  }, `Noise held to ${JSON.stringify(schema)}`);
+}
+
+const kRegExps = [/\d{4}-\d{2}-\d{2}/, /(red|green|blue)/i, /[a-z]{1,8}@[a-z]{1,8}\.(com|org)/];
+
+for (const regexp of kRegExps) {
+  promise_test(async () => {
+    for (const question of kQuestions) {
+      const session = await createLanguageModel(kSampled);
+      const answer = await session.prompt(question, {responseConstraint: regexp});
+      assert_regexp_match(answer, new RegExp(`^(?:${regexp.source})$`, regexp.flags));
+    }
+  }, `Noise held whole to ${regexp}`);
+}
+
+promise_test(async () => {
+  const schema = {
+    type: 'object',
+    properties: {location: {type: 'string', maxLength: 12}},
+    required: ['location'],
+    additionalProperties: false,
+  };
+  let calls = 0;
+  for (const question of [...kQuestions, 'What is the weather like in Paris today?',
+    'What is the weather like in Rome today?']) {
+    for (let i = 0; i < 2; i++) {
+      const session = await createLanguageModel({
+        ...kSampled,
+        expectedInputs: [{type: 'tool-response'}],
+        expectedOutputs: [{type: 'tool-call'}],
+        tools: [{name: 'get_weather', description: 'Get the current weather for a location',
+                 inputSchema: schema}],
+      });
+      const result = await session.prompt(question);
+      const parts = Array.isArray(result) ? result : [{type: 'text', value: result}];
+      for (const {type, value} of parts) {
+        if (type === 'text') {
+          assert_false(value.includes('<tool_call>'), `no call left unfinished: ${value}`);
+          continue;
+        }
+        assert_true(value instanceof LanguageModelToolCall);
+        assert_equals(value.name, 'get_weather');
+        assertMatches(value.arguments, schema, 'arguments');
+        calls++;
+      }
+    }
+  }
+  assert_greater_than(calls, 0, 'the model called');
+}, 'Every tool call the page gets names the declared tool with valid arguments');
+
+promise_test(async (t) => {
+  const session = await createLanguageModel(kSampled);
+  await promise_rejects_dom(t, 'NotSupportedError',
+                            session.prompt('x', {responseConstraint: {type: 'array', uniqueItems: true}}));
+  await promise_rejects_dom(t, 'NotSupportedError', session.prompt('x', {responseConstraint: /\bx/}));
+  const answer = await session.prompt('x', {responseConstraint: {type: 'boolean'}});
+  assert_in_array(answer, ['true', 'false']);
+}, 'What cannot be held is NotSupportedError, and the session stays usable');

@@ -1,0 +1,442 @@
+// Constrained decoding in the worker: XGrammar's web build (@mlc-ai/web-xgrammar,
+// dist/xgrammar/xgrammar.js: a UMD file with its wasm inlined) compiles the engine's
+// grammars (py_runtime/engine/grammar.py) against the model's vocabulary, and a
+// matcher per KV cache gives the mask of the tokens allowed next. Loaded only when a
+// constraint is first used.
+//
+// XGrammar reports a rejected grammar by logging "[FATAL] file:line: reason" and
+// aborting its wasm instance, which leaves that instance's stack pointer where the
+// abort happened: a few dozen aborts later the instance breaks. So after any error
+// from inside XGrammar, the instance is retired: later grammars are compiled in a
+// fresh one (the same file imported again under another URL fragment), while the
+// matchers already made go on in the old one until they are released.
+
+/**
+ * The engine's grammar (Grammar.to_json() in py_runtime/engine/grammar.py).
+ * @typedef {{kind: 'json-schema' | 'regex', source: string}
+ *   | {kind: 'tool-calls', triggers: string[], tags: {begin: string, schema: string, end: string}[]}} GrammarSpec
+ */
+
+/** JSON in constrained output: one line, these separators (items, keys), no free whitespace. */
+const SEPARATORS = /** @type {[string, string]} */ ([', ', ': ']);
+/** Compiled grammars kept per model (least recently used dropped first). */
+const CACHED_GRAMMARS = 16;
+
+/** One evaluation of XGrammar's file: its own wasm instance. */
+class Instance {
+  /** @param {any} xgr the file's exports (globalThis.xgrammar) */
+  constructor(xgr) {
+    this.xgr = xgr;
+    /** The last "[FATAL] ..." line the instance logged. */
+    this.fatal = '';
+    /** Set once an error came out of the instance: compile nothing more in it. */
+    this.retired = false;
+  }
+
+  /**
+   * Run `call` (into XGrammar); an error from inside retires the instance and
+   * comes back as an Error saying what XGrammar rejected.
+   * @template T
+   * @param {string} what
+   * @param {() => T | Promise<T>} call
+   * @returns {Promise<T>}
+   */
+  async run(what, call) {
+    this.fatal = '';
+    try {
+      return await call();
+    } catch (error) {
+      throw this.#failed(what, error);
+    }
+  }
+
+  /**
+   * run() for a synchronous call.
+   * @template T
+   * @param {string} what
+   * @param {() => T} call
+   * @returns {T}
+   */
+  runSync(what, call) {
+    this.fatal = '';
+    try {
+      return call();
+    } catch (error) {
+      throw this.#failed(what, error);
+    }
+  }
+
+  #failed(what, error) {
+    this.retired = true;
+    if (current === this) current = null;
+    const reason = this.fatal.replace(/^\[FATAL\]\s*\S+?:\d+:\s*/, '')
+      || String(error?.message ?? error);
+    return new Error(`${what}: ${reason}`, { cause: error });
+  }
+}
+
+let loads = 0;
+/** @type {Instance} */
+let current = null;
+/** @type {Promise<Instance>} */
+let loading = null;
+
+/**
+ * The XGrammar instance to compile in (a fresh one after an error): `url` is
+ * dist/xgrammar/xgrammar.js. The UMD wrapper, evaluated as an ES module (where
+ * `this` is undefined), sets globalThis.xgrammar.
+ * @param {string} url
+ * @returns {Promise<Instance>}
+ */
+function instance(url) {
+  if (current) return Promise.resolve(current);
+  loading ??= (async () => {
+    try {
+      loads += 1;
+      // Another fragment is another module record: the file is evaluated again
+      // (from the HTTP cache), with new wasm memory.
+      await import(loads === 1 ? url : `${url}#${loads}`);
+      const xgr = /** @type {any} */ (globalThis).xgrammar;
+      if (!xgr?.GrammarCompiler) throw new Error(`${url} did not define globalThis.xgrammar`);
+      const made = new Instance(xgr);
+      // The wasm module binds its error printer (console.error.bind(console)) when
+      // XGrammar's first call starts it, synchronously: record its messages.
+      const log = console.error;
+      console.error = (...args) => {
+        const text = args.join(' ');
+        if (text.startsWith('[FATAL]')) made.fatal = text;
+        log.apply(console, args);
+      };
+      let started;
+      try {
+        started = xgr.Grammar.builtinJSONGrammar();
+      } finally {
+        console.error = log;
+      }
+      (await started).dispose();
+      current = made;
+      return made;
+    } finally {
+      loading = null;
+    }
+  })();
+  return loading;
+}
+
+/** GPT-2's bytes_to_unicode(): the character standing for each byte in byte-level vocabularies. */
+function byteLevelChars() {
+  const chars = [];
+  let extra = 256;
+  for (let byte = 0; byte < 256; byte++) {
+    const printable = (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || byte >= 174;
+    chars.push(String.fromCodePoint(printable ? byte : extra++));
+  }
+  return chars;
+}
+
+/**
+ * XGrammar's vocabulary type and prepend-space flag for a tokenizer.json, as its
+ * TokenizerInfo.from_huggingface detects them (cpp/tokenizer_info.cc).
+ * @param {any} spec the parsed tokenizer.json
+ * @returns {{vocabType: 'byte_level' | 'byte_fallback' | 'raw', prependSpace: boolean}}
+ */
+export function detectVocabType(spec) {
+  const decoder = spec.decoder ?? {};
+  const decoders = decoder.type === 'Sequence' ? decoder.decoders ?? [] : [decoder];
+  let vocabType = /** @type {'byte_level' | 'byte_fallback' | 'raw'} */ ('raw');
+  for (const { type } of decoders) {
+    if (type === 'ByteLevel') { vocabType = 'byte_level'; break; }
+    if (type === 'ByteFallback') { vocabType = 'byte_fallback'; break; }
+  }
+  const normalizer = spec.normalizer ?? {};
+  const normalizers = normalizer.type === 'Sequence' ? normalizer.normalizers ?? [] : [normalizer];
+  const prepends = normalizers.some((n) => n?.type === 'Prepend' && n.prepend === '\u2581');
+  const metaspace = spec.pre_tokenizer?.type === 'Metaspace'
+    && ['always', 'first'].includes(spec.pre_tokenizer.prepend_scheme);
+  return { vocabType, prependSpace: prepends || metaspace };
+}
+
+/**
+ * The encoded vocabulary XGrammar takes, indexed by token id and cut at `width`
+ * (the logits' width): the model's tokens, the added tokens (their text written the
+ * way the vocabulary type encodes it), "" for special added tokens (XGrammar never
+ * allows "" tokens, except the stop tokens) and for ids without a token.
+ * @param {any} spec the parsed tokenizer.json
+ * @param {string} vocabType
+ * @param {number} width
+ */
+export function encodedVocab(spec, vocabType, width) {
+  const model = spec.model?.vocab ?? {};
+  const pieces = Array.isArray(model) ? model.map((entry) => [entry[0], null]) : Object.entries(model);
+  let size = 0;
+  for (let id = 0; id < pieces.length; id++) {
+    const index = Array.isArray(model) ? id : pieces[id][1];
+    if (index >= size) size = index + 1;
+  }
+  for (const added of spec.added_tokens ?? []) if (added.id >= size) size = added.id + 1;
+  const vocab = new Array(Math.min(size, width)).fill('');
+  for (let id = 0; id < pieces.length; id++) {
+    const index = Array.isArray(model) ? id : pieces[id][1];
+    if (index < vocab.length) vocab[index] = pieces[id][0];
+  }
+  const chars = vocabType === 'byte_level' ? byteLevelChars() : null;
+  const utf8 = new TextEncoder();
+  for (const added of spec.added_tokens ?? []) {
+    if (added.id >= vocab.length) continue;
+    if (added.special) vocab[added.id] = '';
+    else if (chars) vocab[added.id] = Array.from(utf8.encode(added.content), (b) => chars[b]).join('');
+    else vocab[added.id] = added.content;
+  }
+  return vocab;
+}
+
+/** Check a schema's JSON syntax here: XGrammar would abort on it. @param {string} text */
+function parseSchema(text) {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The JSON schema is not JSON: ${error.message}`, { cause: error });
+  }
+}
+
+/**
+ * How to compile `grammar`: what a rejection says, and the call into XGrammar.
+ * @param {any} xgr XGrammar's exports
+ * @param {any} compiler a GrammarCompiler
+ * @param {GrammarSpec} grammar
+ * @returns {[string, () => Promise<any>]}
+ */
+function compileCall(xgr, compiler, grammar) {
+  switch (grammar?.kind) {
+    case 'json-schema':
+      parseSchema(grammar.source);
+      return ['XGrammar rejected the JSON schema',
+        () => compiler.compileJSONSchema(grammar.source, false, -1, SEPARATORS)];
+    case 'regex':
+      return ['XGrammar rejected the regular expression',
+        () => compiler.compileStructuralTag({
+          type: 'structural_tag', format: { type: 'regex', pattern: grammar.source },
+        })];
+    case 'tool-calls': {
+      const tags = Array.from(grammar.tags, (tag) => {
+        parseSchema(tag.schema);
+        return { begin: String(tag.begin), schema: String(tag.schema), end: String(tag.end) };
+      });
+      const triggers = Array.from(grammar.triggers, String);
+      return ['XGrammar rejected the tool calls', async () => {
+        // A tag's {type: 'json_schema'} content allows any whitespace: its arguments
+        // are the schema's grammar instead, written like the answers' JSON.
+        const formats = [];
+        for (const tag of tags) {
+          const schema = await xgr.Grammar.fromJSONSchema(tag.schema, false, -1, SEPARATORS);
+          const ebnf = schema.toString();
+          schema.dispose();
+          formats.push({ type: 'tag', begin: tag.begin, content: { type: 'grammar', grammar: ebnf }, end: tag.end });
+        }
+        return compiler.compileStructuralTag({
+          type: 'structural_tag', format: { type: 'triggered_tags', triggers, tags: formats },
+        });
+      }];
+    }
+    default:
+      throw new Error(`Unknown grammar kind: ${/** @type {any} */ (grammar)?.kind}`);
+  }
+}
+
+/**
+ * One model's grammars: its TokenizerInfo and GrammarCompiler (made when a grammar is
+ * first compiled, made again in a fresh XGrammar instance after an error) and its
+ * compiled grammars, by their JSON text.
+ */
+export class ModelGrammars {
+  #url;
+  #tokenizerJSON;
+  #stopIds;
+  /** @type {string[]} */
+  #vocab = null;
+  #vocabType = 'raw';
+  #prependSpace = false;
+  #width = 0;
+  /** @type {Promise<{instance: Instance, info: any, compiler: any, compiled: Map<string, Promise<any>>}>} */
+  #state = null;
+
+  /**
+   * @param {string} url XGrammar's file (dist/xgrammar/xgrammar.js)
+   * @param {string} tokenizerJSON the model's tokenizer.json, as text
+   * @param {number[]} stopIds the tokens that end an answer
+   */
+  constructor(url, tokenizerJSON, stopIds) {
+    this.#url = url;
+    this.#tokenizerJSON = tokenizerJSON;
+    this.#stopIds = Array.from(stopIds);
+  }
+
+  /** Milliseconds the last TokenizerInfo took to make (benchmarks). */
+  prepareMs = 0;
+
+  /** The compiler's state, in the current XGrammar instance. @param {number} width */
+  async #current(width) {
+    const state = await this.#state?.catch(() => null);
+    if (state && !state.instance.retired) return state;
+    const preparing = this.#prepare(width);
+    this.#state = preparing;
+    preparing.catch(() => { if (this.#state === preparing) this.#state = null; });
+    return preparing;
+  }
+
+  async #prepare(width) {
+    const started = performance.now();
+    if (!this.#vocab) {
+      const spec = JSON.parse(this.#tokenizerJSON);
+      ({ vocabType: this.#vocabType, prependSpace: this.#prependSpace } = detectVocabType(spec));
+      this.#vocab = encodedVocab(spec, this.#vocabType, width);
+      // Unknown width (Infinity): the tokenizer's size; wider logits are masked past it.
+      this.#width = Number.isFinite(width) ? width : this.#vocab.length;
+      this.#tokenizerJSON = null; // the vocabulary is all that is needed from it now
+    }
+    const made = await instance(this.#url);
+    const { TokenizerInfo, GrammarCompiler } = made.xgr;
+    const info = await made.run('XGrammar rejected the vocabulary', () => TokenizerInfo.createTokenizerInfo(
+      this.#vocab, this.#vocabType, this.#prependSpace, this.#width, this.#stopIds,
+    ));
+    // XGrammar's own cache is unbounded: this class keeps the last few instead.
+    const compiler = await made.run('XGrammar', () => GrammarCompiler.createGrammarCompiler(info, false));
+    this.prepareMs = performance.now() - started;
+    return { instance: made, info, compiler, compiled: new Map() };
+  }
+
+  /**
+   * `grammar` compiled (an XGrammar CompiledGrammar, kept among the last few by its
+   * JSON text), with the XGrammar instance it lives in; `width` is the logits' width
+   * (the vocabulary size XGrammar masks), read on the first call only. Throws an
+   * Error saying what XGrammar rejected.
+   * @param {GrammarSpec} grammar
+   * @param {number} width
+   * @returns {Promise<{instance: Instance, compiled: any}>}
+   */
+  async compile(grammar, width) {
+    const state = await this.#current(width);
+    const key = JSON.stringify(grammar);
+    let compiled = state.compiled.get(key);
+    if (compiled) {
+      state.compiled.delete(key); // set again below: the most recently used
+    } else {
+      const [what, call] = compileCall(state.instance.xgr, state.compiler, grammar);
+      compiled = state.instance.run(what, call);
+      compiled.catch(() => { if (state.compiled.get(key) === compiled) state.compiled.delete(key); });
+    }
+    state.compiled.set(key, compiled);
+    for (const [old, entry] of state.compiled) {
+      if (state.compiled.size <= CACHED_GRAMMARS) break;
+      state.compiled.delete(old);
+      // A matcher keeps what it needs of its grammar: disposing this handle is safe.
+      entry.then((g) => g.dispose(), () => {});
+    }
+    return { instance: state.instance, compiled: await compiled };
+  }
+
+  /**
+   * A matcher for `grammar`, at its start (see compile()).
+   * @param {GrammarSpec} grammar
+   * @param {number} width
+   * @returns {Promise<Matcher>}
+   */
+  async matcher(grammar, width) {
+    const { instance: made, compiled } = await this.compile(grammar, width);
+    const handle = await made.run('XGrammar', () => made.xgr.GrammarMatcher.createGrammarMatcher(
+      compiled, this.#stopIds,
+    ));
+    return new Matcher(made, handle, this.#width);
+  }
+}
+
+/**
+ * One answer's position in its grammar (one per KV cache): the mask of the tokens
+ * allowed next, and the tokens taken.
+ */
+export class Matcher {
+  #instance;
+  #matcher;
+  #width;
+  /** The mask once a stop token is taken: none allowed (XGrammar aborts if asked). */
+  #none = null;
+
+  /**
+   * @param {Instance} instance the XGrammar instance `matcher` lives in
+   * @param {any} matcher a GrammarMatcher
+   * @param {number} width the vocabulary size it masks
+   */
+  constructor(instance, matcher, width) {
+    this.#instance = instance;
+    this.#matcher = matcher;
+    this.#width = width;
+  }
+
+  /**
+   * Advance over `ids`; false at the first one the grammar rejects (the matcher
+   * stays before it), and after a stop token.
+   * @param {Iterable<number>} ids
+   */
+  accept(ids) {
+    return this.#instance.runSync('XGrammar', () => {
+      for (const id of ids) {
+        if (!(id >= 0 && id < this.#width) || this.#matcher.isTerminated()) return false;
+        if (!this.#matcher.acceptToken(id)) return false;
+      }
+      return true;
+    });
+  }
+
+  /** The text the grammar allows next and nothing else (jump-forward), or ''. */
+  forced() {
+    return this.#instance.runSync('XGrammar', () => (
+      this.#matcher.isTerminated() ? '' : this.#matcher.findJumpForwardString()));
+  }
+
+  /** Whether a stop token has been taken. */
+  terminated() {
+    return this.#instance.runSync('XGrammar', () => this.#matcher.isTerminated());
+  }
+
+  /** The allowed tokens, as XGrammar's bitmask (bit i of word i >> 5). @returns {Promise<Int32Array>} */
+  bitmask() {
+    if (this.terminated()) {
+      this.#none ??= new Int32Array((this.#width + 31) >> 5);
+      return Promise.resolve(this.#none);
+    }
+    return this.#instance.run('XGrammar', () => this.#matcher.getNextTokenBitmask());
+  }
+
+  dispose() {
+    this.#matcher.dispose();
+  }
+}
+
+/**
+ * Set the logits of the tokens `bitmask` forbids to -Infinity (tokens beyond the
+ * bitmask too), in place, in one pass; false when it allows none.
+ * @param {Float32Array} logits
+ * @param {Int32Array} bitmask
+ */
+export function applyBitmask(logits, bitmask) {
+  const length = logits.length;
+  const words = Math.min(bitmask.length, (length + 31) >> 5);
+  let any = false;
+  for (let w = 0; w < words; w++) {
+    const word = bitmask[w];
+    const start = w << 5;
+    const end = Math.min(start + 32, length);
+    if (word === 0) {
+      logits.fill(-Infinity, start, end);
+    } else if (word === -1 && end - start === 32) {
+      any = true;
+    } else {
+      for (let i = start; i < end; i++) {
+        if ((word >>> (i - start)) & 1) any = true;
+        else logits[i] = -Infinity;
+      }
+    }
+  }
+  if (words << 5 < length) logits.fill(-Infinity, words << 5);
+  return any;
+}
