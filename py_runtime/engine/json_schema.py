@@ -135,8 +135,22 @@ ANNOTATIONS = frozenset(
 MAX_ENUMERATED = 1024
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
-#: ``format`` values both libraries enforce.
-FORMATS = frozenset({"date", "time", "date-time", "duration", "email", "uuid", "ipv4", "ipv6"})
+#: ``format`` values both libraries enforce as JSON Schema's validators read them.
+FORMATS = frozenset({"email", "uuid", "ipv4", "ipv6"})
+_YEAR = "[1-9][0-9]{3}"
+_MONTH_DAY = (
+    "(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)"
+    "|02-(0[1-9]|1[0-9]|2[0-8])"
+)
+_LEAP_YEAR = "[1-9][0-9](0[48]|[2468][048]|[13579][26])|([2468][048]|[13579][26])00"
+_DATE = f"({_YEAR}-({_MONTH_DAY})|({_LEAP_YEAR})-02-29)"
+_HOURS_MINUTES = "([01][0-9]|2[0-3]):[0-5][0-9]"
+#: Fractions of up to 6 digits (microseconds: what Python's validators read).
+_TIME = f"{_HOURS_MINUTES}:[0-5][0-9](\\.[0-9]{{1,6}})?(Z|[+-]{_HOURS_MINUTES})"
+#: RFC 3339's date and time formats, as patterns: the libraries' own admit ``23:59:60``
+#: anywhere (llguidance) or unbounded fractions; these admit real dates only (leap
+#: days included, leap seconds and years before 1000 left out), ``T``/``Z`` upper case.
+FORMAT_PATTERNS = {"date": _DATE, "time": _TIME, "date-time": f"{_DATE}T{_TIME}"}
 
 
 def enforceable(schema: Any, translate_pattern: Any, path: str = "schema") -> Any:
@@ -167,6 +181,10 @@ def enforceable(schema: Any, translate_pattern: Any, path: str = "schema") -> An
             # Held whole (the libraries disagree on unanchored patterns); a whole
             # match is also a match anywhere, as JSON Schema asks.
             value = f"^({translate_pattern(value)})$"
+        elif key == "format" and value in FORMAT_PATTERNS:
+            if "pattern" in schema:
+                raise _unsupported(f"{path} has both a pattern and the format {value!r}.")
+            key, value = "pattern", f"^({FORMAT_PATTERNS[value]})$"
         elif key == "format" and value not in FORMATS:
             raise _unsupported(f"the format {value!r} ({where}) cannot be enforced.")
         elif key == "$ref" and not (isinstance(value, str) and value.startswith("#")):

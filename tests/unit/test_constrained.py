@@ -27,7 +27,6 @@ SCHEMAS: list[dict[str, Any]] = [
     {"type": "null"},
     {"type": "integer", "minimum": -5, "maximum": 5},
     {"type": "integer", "exclusiveMinimum": -3, "exclusiveMaximum": 300},
-    {"type": "integer", "minimum": 1},
     {"type": "string", "maxLength": 8},
     {"enum": ["red", "green", 3, None]},
     {"const": {"a": [1, 2]}},
@@ -69,7 +68,12 @@ SCHEMAS: list[dict[str, Any]] = [
         ]
     },
     {"type": "string", "format": "date"},
+    {"type": "string", "format": "time"},
+    {"type": "string", "format": "date-time"},
+    {"type": "string", "format": "uuid"},
+    {"type": "string", "format": "ipv4"},
 ]
+FORMATS = jsonschema.Draft202012Validator.FORMAT_CHECKER
 REGEXES = [
     (r"\d{4}-\d{2}-\d{2}", ""),
     (r"(red|green|blue)", "i"),
@@ -121,7 +125,7 @@ def test_every_sampled_answer_validates(harness: Harness, value: dict[str, Any])
     for question in QUESTIONS:
         session = harness.create(SAMPLED)
         answer = text_of(prompt(harness, session, question, schema(value)))
-        jsonschema.validate(json.loads(answer), value)
+        jsonschema.validate(json.loads(answer), value, format_checker=FORMATS)
         assert answer == answer.strip() and "\n" not in answer  # one line, no free space
 
 
