@@ -37,6 +37,9 @@ function assertMatches(value, schema, where = 'answer') {
   if (schema.maxLength !== undefined) assert_less_than_equal([...value].length, schema.maxLength);
   if (schema.minLength !== undefined) assert_greater_than_equal([...value].length, schema.minLength);
   if (schema.pattern) assert_regexp_match(value, new RegExp(schema.pattern), where);
+  if (['date', 'date-time'].includes(schema.format)) {
+    assert_false(Number.isNaN(Date.parse(value)), `${where} is a ${schema.format}: ${value}`);
+  }
   if (schema.minItems !== undefined) assert_greater_than_equal(value.length, schema.minItems);
   if (schema.maxItems !== undefined) assert_less_than_equal(value.length, schema.maxItems);
   if (schema.items) value.forEach((item, i) => assertMatches(item, schema.items, `${where}[${i}]`));

@@ -37,6 +37,9 @@ function assertMatches(value, schema, where = 'answer') {
   if (schema.maxLength !== undefined) assert_less_than_equal([...value].length, schema.maxLength);
   if (schema.minLength !== undefined) assert_greater_than_equal([...value].length, schema.minLength);
   if (schema.pattern) assert_regexp_match(value, new RegExp(schema.pattern), where);
+  if (['date', 'date-time'].includes(schema.format)) {
+    assert_false(Number.isNaN(Date.parse(value)), `${where} is a ${schema.format}: ${value}`);
+  }
   if (schema.minItems !== undefined) assert_greater_than_equal(value.length, schema.minItems);
   if (schema.maxItems !== undefined) assert_less_than_equal(value.length, schema.maxItems);
   if (schema.items) value.forEach((item, i) => assertMatches(item, schema.items, `${where}[${i}]`));
@@ -57,6 +60,8 @@ const kSchemas = [
   {type: 'integer', exclusiveMinimum: -3, exclusiveMaximum: 300},
   {type: 'string', maxLength: 8},
   {enum: ['red', 'green', 3, null]},
+  {type: 'string', format: 'date-time'},
+  {type: 'string', format: 'date'},
   {type: 'array', items: {type: 'integer', minimum: 0, maximum: 99}, minItems: 2, maxItems: 3},
   {
     type: 'object',
