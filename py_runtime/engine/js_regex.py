@@ -97,7 +97,9 @@ def _case_variants(ranges: Ranges) -> Ranges:
         for code in range(lo, hi + 1):
             char = chr(code)
             for other in {char.lower(), char.upper()}:
-                if len(other) == 1 and other != char:
+                # Never across ASCII's edge ("ı" and "I", "K" and "k"): JavaScript
+                # keeps those apart without u, and folds only some of them with it.
+                if len(other) == 1 and other != char and (ord(other) < 128) == (code < 128):
                     out.append((ord(other), ord(other)))
     return normalize(out)
 
