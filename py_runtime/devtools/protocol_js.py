@@ -38,6 +38,7 @@ CONSTANTS: dict[str, tuple[Any, str]] = {
     "DEFAULT_SAMPLING_MODE": (vocabulary.DEFAULT_SAMPLING_MODE, "SamplingModeName"),
     "DTYPES": (vocabulary.DTYPES, "readonly Dtype[]"),
     "DEVICES": (vocabulary.DEVICES, "readonly Device[]"),
+    "TOOL_CALL_RESULTS": (vocabulary.TOOL_CALL_RESULTS, "readonly ToolCallResults[]"),
     "PARAMS": (vocabulary.PARAMS, "Readonly<Record<string, number>>"),
 }
 

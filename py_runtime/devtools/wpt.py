@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote
 
+from ..engine.vocabulary import TOOL_CALL_RESULTS
 from . import models
 from .browser import WEBGPU_ARGS, launch_args
 from .wpt_host import DEFAULT_DIST, DEFAULT_TESTHARNESS, TEST_SUFFIXES, WptHost
@@ -272,6 +273,13 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds per file")
     parser.add_argument("--headed", action="store_true", help="show the browser")
     parser.add_argument(
+        "--tool-call-results",
+        choices=TOOL_CALL_RESULTS,
+        default="when-called",
+        help="when prompt() returns a list: only for an answer with a tool call (default), "
+        "or whenever expectedOutputs lists tool-call (Chromium's newer WPT)",
+    )
+    parser.add_argument(
         "--testharness", type=Path, default=DEFAULT_TESTHARNESS, help="testharness.js to serve"
     )
     parser.add_argument(
@@ -298,7 +306,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         multiplier = args.timeout_multiplier or (10 if args.device == "webgpu" else 1)
         model, dtype = models.resolve(args.model), args.dtype or models.default_dtype(args.model)
-        host = WptHost(args.dist, model, dtype, args.device, args.testharness, multiplier)
+        host = WptHost(
+            args.dist,
+            model,
+            dtype,
+            args.device,
+            args.testharness,
+            multiplier,
+            args.tool_call_results,
+        )
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

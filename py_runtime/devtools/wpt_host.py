@@ -131,8 +131,11 @@ class WptHost:
         device: str | None = None,
         testharness: Path | None = None,
         timeout_multiplier: float = 1,
+        tool_call_results: str | None = None,
     ) -> None:
         self.timeout_multiplier = timeout_multiplier
+        #: The shim's data-tool-call-results ("when-called" or "always-array").
+        self.tool_call_results = tool_call_results
         self.dist = Path(dist) if dist is not None else DEFAULT_DIST
         self.testharness = Path(testharness) if testharness is not None else DEFAULT_TESTHARNESS
         if not self.testharness.is_file():
@@ -190,6 +193,8 @@ class WptHost:
             attrs["dtype"] = self.dtype
         if self.device:
             attrs["device"] = self.device
+        if self.tool_call_results:
+            attrs["tool-call-results"] = self.tool_call_results
         return attrs
 
     def url_for(self, path: Path) -> str:

@@ -18,7 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
-from .vocabulary import Availability, Device, Dtype, MessageType, Role, SamplingModeName
+from .vocabulary import (
+    Availability,
+    Device,
+    Dtype,
+    MessageType,
+    Role,
+    SamplingModeName,
+    ToolCallResults,
+)
 
 # -- what the shim learned from page objects ("probes") ---------------------------------
 
@@ -169,6 +177,10 @@ class Config(TypedDict, total=False):
     device: Device
     contextWindow: int | str
     threads: int | str
+    #: When ``prompt()`` returns a list: only when the answer holds a tool call (the
+    #: shared WPT file's rule, the default), or whenever ``expectedOutputs`` lists
+    #: ``tool-call`` (Chromium's newer WPT). Read by the shim only.
+    toolCallResults: ToolCallResults
 
 
 # -- requests: page -> engine ----------------------------------------------------------

@@ -26,6 +26,7 @@ SamplingModeName = Literal[
 #: Model precisions, as the suffixes of Transformers.js / Optimum exports name them.
 Dtype = Literal["fp32", "fp16", "q8", "int8", "uint8", "q4", "q4f16", "bnb4"]
 Device = Literal["wasm", "webgpu"]
+ToolCallResults = Literal["when-called", "always-array"]
 
 AVAILABILITIES: tuple[Availability, ...] = get_args(Availability)
 ROLES: tuple[Role, ...] = get_args(Role)
@@ -33,6 +34,7 @@ MESSAGE_TYPES: tuple[MessageType, ...] = get_args(MessageType)
 SAMPLING_MODE_NAMES: tuple[SamplingModeName, ...] = get_args(SamplingModeName)
 DTYPES: tuple[Dtype, ...] = get_args(Dtype)
 DEVICES: tuple[Device, ...] = get_args(Device)
+TOOL_CALL_RESULTS: tuple[ToolCallResults, ...] = get_args(ToolCallResults)
 
 
 @dataclass(frozen=True)

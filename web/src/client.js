@@ -2,6 +2,8 @@
 // ./protocol.js are generated from it). One engine per page, shared by every
 // session, reached through a transport (./transport.js).
 
+import { TOOL_CALL_RESULTS } from './protocol.js';
+
 /** @typedef {import('./protocol.js').Config} Config */
 /** @typedef {import('./protocol.js').ErrorWire} ErrorWire */
 /** @typedef {import('./protocol.js').ChunkWire} ChunkWire */
@@ -20,6 +22,21 @@
  * @property {(error: ErrorWire) => void} thrown
  */
 
+/**
+ * The configuration, checked where the shim reads it itself.
+ * @param {Config} config
+ * @returns {Config}
+ */
+function checkConfig(config) {
+  const rule = config.toolCallResults;
+  if (rule !== undefined && !TOOL_CALL_RESULTS.includes(rule)) {
+    throw new TypeError(
+      `toolCallResults must be one of ${TOOL_CALL_RESULTS.join(', ')}, not ${String(rule)}.`,
+    );
+  }
+  return config;
+}
+
 export class Client {
   #transport;
   /** @type {Config} */
@@ -37,7 +54,12 @@ export class Client {
    */
   constructor(transport, config) {
     this.#transport = transport;
-    this.#config = config;
+    this.#config = checkConfig(config);
+  }
+
+  /** When prompt() returns a list (Config.toolCallResults; default 'when-called'). */
+  get toolCallResults() {
+    return this.#config.toolCallResults ?? 'when-called';
   }
 
   /** Open the transport (and so start the engine's boot) now; idempotent. */
@@ -56,7 +78,7 @@ export class Client {
     if (this.#initialized) {
       throw new DOMException('The runtime is already configured.', 'InvalidStateError');
     }
-    this.#config = { ...this.#config, ...config };
+    this.#config = checkConfig({ ...this.#config, ...config });
   }
 
   /**

@@ -13,7 +13,7 @@ import {
 function configFromScript(script) {
   const data = script?.dataset ?? {};
   const config = {};
-  for (const key of ['model', 'dtype', 'device', 'contextWindow', 'threads']) {
+  for (const key of ['model', 'dtype', 'device', 'contextWindow', 'threads', 'toolCallResults']) {
     if (data[key] !== undefined) config[key] = data[key];
   }
   return { config, boot: data.boot ?? 'eager', keepNative: data.native === 'prefer' };

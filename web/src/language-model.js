@@ -126,11 +126,14 @@ export class LanguageModel extends EventTarget {
   /** @type {Promise<unknown>} */
   #lastSend = Promise.resolve(); // calls reach the engine in call order
   #oncontextoverflow = null;
+  /** Whether expectedOutputs lists tool-call (kept by clone()). */
+  #expectsToolCalls;
 
   // Defaults keep `LanguageModel.length` 0: the interface has no constructor.
-  constructor(token = undefined, info = undefined) {
+  constructor(token = undefined, info = undefined, expectsToolCalls = false) {
     if (token !== CONSTRUCT) throw new TypeError('Illegal constructor');
     super();
+    this.#expectsToolCalls = expectsToolCalls;
     this.#session = info.session;
     this.#contextUsage = info.contextUsage;
     this.#contextWindow = info.contextWindow;
@@ -164,7 +167,8 @@ export class LanguageModel extends EventTarget {
       progress: (loaded) => target?.dispatchProgress(loaded),
       onLate: destroySession,
     });
-    const model = new LanguageModel(CONSTRUCT, info);
+    const expectsToolCalls = (converted.expectedOutputs ?? []).some((e) => e.type === 'tool-call');
+    const model = new LanguageModel(CONSTRUCT, info, expectsToolCalls);
     // The create signal stays tied to the session: aborting it later destroys
     // the session with the signal's reason.
     signal?.addEventListener('abort', () => model.#destroy(signal.reason), { once: true });
@@ -211,7 +215,9 @@ export class LanguageModel extends EventTarget {
   async prompt(input, options = {}) {
     this.#check();
     // The spec's onChunk/onDone steps: text is concatenated; with tool calls,
-    // the result is the list of contents (Chromium: a string otherwise).
+    // the result is the list of contents (Chromium: a string otherwise). Under
+    // toolCallResults 'always-array' (Chromium's newer WPT), a session whose
+    // expectedOutputs lists tool-call always gets the list, text-only answers too.
     const contents = [];
     let text = '';
     let hasToolCall = false;
@@ -226,7 +232,8 @@ export class LanguageModel extends EventTarget {
       text = '';
       contents.push(chunk);
     });
-    if (!hasToolCall) return text;
+    const alwaysArray = this.#expectsToolCalls && client.toolCallResults === 'always-array';
+    if (!hasToolCall && !alwaysArray) return text;
     if (text !== '') contents.push({ type: 'text', value: text });
     return contents;
   }
@@ -279,7 +286,7 @@ export class LanguageModel extends EventTarget {
     const info = await request('clone', { session: this.#session }, {
       signal: composite, before, onLate: destroySession,
     });
-    return new LanguageModel(CONSTRUCT, info);
+    return new LanguageModel(CONSTRUCT, info, this.#expectsToolCalls);
   }
 
   destroy() {

@@ -9,6 +9,7 @@
 /** @typedef {'most-predictable' | 'predictable' | 'slightly-predictable' | 'balanced' | 'slightly-creative' | 'creative' | 'most-creative'} SamplingModeName */
 /** @typedef {'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'q4f16' | 'bnb4'} Dtype */
 /** @typedef {'wasm' | 'webgpu'} Device */
+/** @typedef {'when-called' | 'always-array'} ToolCallResults */
 /** @typedef {StringValue | MediaValue | ToolCallValue | ToolSuccessValue | ToolErrorValue} MessageValue */
 /** @typedef {string | MessageWire[]} PromptWire */
 /** @typedef {JsonSchemaConstraint | RegExpConstraint} Constraint */
@@ -52,7 +53,7 @@
  * @typedef {{kind: 'regexp', source: string, flags: string}} RegExpConstraint
  */
 /** The page's configuration (data- attributes or `promptAPIRuntime.configure`).
- * @typedef {{model?: string, dtype?: Dtype, device?: Device, contextWindow?: number | string, threads?: number | string}} Config
+ * @typedef {{model?: string, dtype?: Dtype, device?: Device, contextWindow?: number | string, threads?: number | string, toolCallResults?: ToolCallResults}} Config
  */
 /** First message: the configuration; the engine starts its model adapter.
  * @typedef {{kind: 'init', config: Config}} Init
@@ -109,5 +110,7 @@ export const DEFAULT_SAMPLING_MODE = 'balanced';
 export const DTYPES = Object.freeze(['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4']);
 /** @type {readonly Device[]} */
 export const DEVICES = Object.freeze(['wasm', 'webgpu']);
+/** @type {readonly ToolCallResults[]} */
+export const TOOL_CALL_RESULTS = Object.freeze(['when-called', 'always-array']);
 /** @type {Readonly<Record<string, number>>} */
 export const PARAMS = Object.freeze({'defaultTopK': 8, 'maxTopK': 128, 'defaultTemperature': 0.7, 'maxTemperature': 2.0});
