@@ -65,5 +65,5 @@ def response_grammar(constraint: Constraint) -> Grammar:
     cannot be held)."""
     if constraint["kind"] == "regexp":
         return Grammar("regex", js_regex.translate(constraint["source"], constraint["flags"]))
-    schema = enforceable(json.loads(constraint["json"]), js_regex.translate)
+    schema = enforceable(json.loads(constraint["json"]))
     return Grammar("json-schema", json.dumps(schema, ensure_ascii=False))

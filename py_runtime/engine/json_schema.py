@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import js_regex
 from .errors import PromptAPIError
 
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
@@ -153,10 +154,10 @@ _TIME = f"{_HOURS_MINUTES}:[0-5][0-9](\\.[0-9]{{1,6}})?(Z|[+-]{_HOURS_MINUTES})"
 FORMAT_PATTERNS = {"date": _DATE, "time": _TIME, "date-time": f"{_DATE}T{_TIME}"}
 
 
-def enforceable(schema: Any, translate_pattern: Any, path: str = "schema") -> Any:
+def enforceable(schema: Any, path: str = "schema") -> Any:
     """``schema`` for the grammar libraries: NotSupportedError naming the first keyword
     they cannot hold an answer to; ``pattern`` values (ECMAScript regexes) translated
-    with ``translate_pattern`` (``js_regex.translate``)."""
+    with ``js_regex.translate``."""
     if isinstance(schema, bool):
         return schema
     if not isinstance(schema, dict):
@@ -169,18 +170,16 @@ def enforceable(schema: Any, translate_pattern: Any, path: str = "schema") -> An
         if key not in ENFORCED:
             raise _unsupported(f"the keyword {key!r} ({where}) cannot be enforced.")
         if key in ("properties", "$defs", "definitions"):
-            value = {k: enforceable(v, translate_pattern, f"{where}.{k}") for k, v in value.items()}
+            value = {k: enforceable(v, f"{where}.{k}") for k, v in value.items()}
         elif key in ("anyOf", "oneOf", "prefixItems"):
-            value = [
-                enforceable(v, translate_pattern, f"{where}[{i}]") for i, v in enumerate(value)
-            ]
+            value = [enforceable(v, f"{where}[{i}]") for i, v in enumerate(value)]
             key = "anyOf" if key == "oneOf" else key
         elif key in ("items", "additionalProperties"):
-            value = enforceable(value, translate_pattern, where)
+            value = enforceable(value, where)
         elif key == "pattern":
             # Held whole (the libraries disagree on unanchored patterns); a whole
             # match is also a match anywhere, as JSON Schema asks.
-            value = f"^({translate_pattern(value)})$"
+            value = f"^({js_regex.translate(value)})$"
         elif key == "format" and value in FORMAT_PATTERNS:
             if "pattern" in schema:
                 raise _unsupported(f"{path} has both a pattern and the format {value!r}.")

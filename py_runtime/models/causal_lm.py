@@ -22,10 +22,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
 
-from ..engine import js_regex
 from ..engine.errors import Aborted, PromptAPIError, operation_error
 from ..engine.grammar import Grammar, GrammarError
-from ..engine.json_schema import enforceable
 from ..engine.messages import Content, Message, ToolCall
 from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
@@ -277,11 +275,15 @@ class CausalLMState:
     sampling: Sampling
 
     @cached_property
+    def schemas(self) -> dict[str, Any]:
+        """The declared tools' input schemas, by name."""
+        return {tool.name: tool.input_schema for tool in self.tools}
+
+    @cached_property
     def tool_grammar(self) -> Grammar | None:
         """Answers that may call the session's tools, in the model's call syntax."""
         family = "prompted" if self.model.prompted_tools else self.model.parser_family
-        schemas = {tool.name: tool.input_schema for tool in self.tools}
-        return tool_call_grammar(family, schemas, lambda s: enforceable(s, js_regex.translate))
+        return tool_call_grammar(family, self.schemas)
 
     @property
     def backend(self) -> Backend:
@@ -327,7 +329,7 @@ class CausalLMState:
         decoder = StreamDecoder(
             model.tokenizer, skip_special_tokens=family not in MARKED_BY_SPECIALS
         )
-        schemas = {tool.name: tool.input_schema for tool in self.tools}
+        schemas = self.schemas
         parser = make_parser(family, set(schemas), schemas) if schemas else None
         grammar = grammar or self.tool_grammar
         if grammar is not None:

@@ -11,11 +11,12 @@ grammar: their calls are parsed as before.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ..engine.errors import PromptAPIError
 from ..engine.grammar import Grammar, ToolTag
+from ..engine.json_schema import enforceable
 
 #: Per family: the trigger, and the text before and after a call's arguments
 #: (``{name}`` is the tool's name as a JSON string).
@@ -30,14 +31,9 @@ CALL_SYNTAX: dict[str, tuple[str, str, str]] = {
 ANY_OBJECT = '{"type": "object"}'
 
 
-def tool_call_grammar(
-    family: str,
-    schemas: Mapping[str, Any],
-    enforceable: Callable[[Any], Any],
-) -> Grammar | None:
+def tool_call_grammar(family: str, schemas: Mapping[str, Any]) -> Grammar | None:
     """The grammar for answers that may call the tools in ``schemas`` (name ->
-    inputSchema) in ``family``'s syntax, or None for families without one.
-    ``enforceable`` is ``json_schema.enforceable`` with its pattern translator."""
+    inputSchema) in ``family``'s syntax, or None for families without one."""
     syntax = CALL_SYNTAX.get(family)
     if syntax is None or not schemas:
         return None
