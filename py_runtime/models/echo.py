@@ -58,35 +58,48 @@ def tool_call_batches(tools: Sequence[ToolDeclaration], trigger: str) -> list[li
 
 @dataclass
 class EchoState:
-    """Text not yet echoed, one segment per prefill; the last one is the current input."""
+    """Text not yet echoed, one segment per prefill; the last one is the current input.
+
+    ``lead`` is the length of the current input's leading tool responses: unlike
+    Chromium's, our echo model looks for a trigger after them, so that text after
+    a closed loop's results (a post-hook's context) can ask for more calls.
+    """
 
     tools: Sequence[ToolDeclaration]
     pending: list[str] = field(default_factory=list)
     responded: bool = False
+    lead: int = 0
 
-    def checkpoint(self) -> tuple[list[str], bool]:
-        return list(self.pending), self.responded
+    def checkpoint(self) -> tuple[list[str], bool, int]:
+        return list(self.pending), self.responded, self.lead
 
-    def rollback(self, checkpoint: tuple[list[str], bool]) -> None:
-        self.pending, self.responded = list(checkpoint[0]), checkpoint[1]
+    def rollback(self, checkpoint: tuple[list[str], bool, int]) -> None:
+        pending, self.responded, self.lead = checkpoint
+        self.pending = list(pending)
 
     async def prefill(
         self, context: Sequence[Message], added: Sequence[Message], stop: StopCallback
     ) -> None:
-        self.pending.append("".join(echo_text(c) for m in added for c in m.content))
+        parts = [c for m in added for c in m.content]
+        responses = 0
+        while responses < len(parts) and parts[responses].type == "tool-response":
+            responses += 1
+        self.lead = sum(len(echo_text(c)) for c in parts[:responses])
+        self.pending.append("".join(echo_text(c) for c in parts))
 
     async def generate(
         self, context: Sequence[Message], stop: StopCallback, grammar: Grammar | None = None
     ) -> AsyncIterator[Chunk]:
         current = self.pending[-1] if self.pending else ""
+        head, rest = current[: self.lead], current[self.lead :]
         trigger = next(
-            (t for t in (SIMPLE_TRIGGER, MULTIPLE_TRIGGER) if self.tools and current.startswith(t)),
+            (t for t in (SIMPLE_TRIGGER, MULTIPLE_TRIGGER) if self.tools and rest.startswith(t)),
             None,
         )
         if trigger and self.pending:
-            self.pending[-1] = current[len(trigger) :]
+            self.pending[-1] = head + rest[len(trigger) :]
         text = ("" if self.responded else PREFIX) + "".join(self.pending)
-        self.pending, self.responded = [], True
+        self.pending, self.responded, self.lead = [], True, 0
         if text:
             yield text
         for batch in tool_call_batches(self.tools, trigger) if trigger else []:

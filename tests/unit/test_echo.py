@@ -261,6 +261,32 @@ def test_trigger_must_start_the_current_input(echo):
     assert (reply.text, reply.tool_calls) == (P + "go " + SIMPLE_TRIGGER, [])
 
 
+def test_trigger_after_leading_tool_responses_fires(echo):
+    """Ours, not Chromium's: a closed loop's post-hook context can ask for more calls."""
+    session = echo.create(**tool_options(WEATHER), expectedInputs=ALL_INPUTS)
+    response = tool_success(call_id="call_1", name="weather")
+    reply = echo.prompt(session, [user([response]), user(SIMPLE_TRIGGER + "more")])
+    assert reply.text == (
+        P + '<tool-response>{"callId":"call_1","name":"weather","result":["sunny"]}'
+        "</tool-response>more"
+    )
+    assert [c["name"] for c in reply.tool_calls] == ["weather"]
+
+
+def test_trigger_after_other_non_text_parts_does_not_fire(echo):
+    session = echo.create(**tool_options(WEATHER), expectedInputs=ALL_INPUTS)
+    reply = echo.prompt(session, [user([image(), text(SIMPLE_TRIGGER + "x")])])
+    assert (reply.text, reply.tool_calls) == (P + "<image>" + SIMPLE_TRIGGER + "x", [])
+
+
+def test_a_rolled_back_prompt_restores_the_trigger_position(echo):
+    session = echo.create(**tool_options(WEATHER), expectedInputs=ALL_INPUTS)
+    response = tool_success(call_id="call_1", name="weather")
+    echo.prompt(session, [user([response]), user(SIMPLE_TRIGGER)], keep=False)
+    reply = echo.prompt(session, SIMPLE_TRIGGER + "go")
+    assert (reply.text, [c["name"] for c in reply.tool_calls]) == (P + "go", ["weather"])
+
+
 def test_trigger_in_initial_prompts_does_not_fire(echo):
     session = echo.create(**tool_options(WEATHER), initialPrompts=[user(SIMPLE_TRIGGER)])
     reply = echo.prompt(session, "go")

@@ -55,13 +55,66 @@ function probeSchema(schema, call) {
   return probe;
 }
 
+/**
+ * A LanguageModelToolDeclaration, members in IDL order. `annotations` and
+ * `execute` (ModelContextTool's, for the closed loop) stay in the page.
+ * @returns {{wire: import('./protocol.js').ToolDeclarationWire, tool: PageTool}}
+ */
 function toolDeclaration(value, call) {
   const what = 'LanguageModelToolDeclaration';
   const dict = dictionary(value, what);
+  const annotations = dictionary(dict.annotations, 'ModelContextToolAnnotations');
+  const readOnly = !!annotations.readOnlyHint;
   const description = toDOMString(required(dict.description, 'description', what));
+  const execute = dict.execute;
+  if (execute !== undefined && typeof execute !== 'function') {
+    throw new TypeError("The 'execute' member of a tool declaration is not a function.");
+  }
   const inputSchema = toObject(required(dict.inputSchema, 'inputSchema', what), 'inputSchema');
   const name = toDOMString(required(dict.name, 'name', what));
-  return { name, description, inputSchema: probeSchema(inputSchema, call) };
+  return {
+    wire: {
+      name, description,
+      inputSchema: /** @type {import('./protocol.js').SchemaProbe} */ (probeSchema(inputSchema, call)),
+    },
+    tool: { name, execute, readOnly },
+  };
+}
+
+/**
+ * A declared tool's page-side members.
+ * @typedef {{name: string, execute: Function | undefined, readOnly: boolean}} PageTool
+ */
+
+/**
+ * The closed loop's settings, fixed at create() and kept by clone().
+ * @typedef {object} LoopOptions
+ * @property {Map<string, PageTool>} tools
+ * @property {number} maxParallelToolCalls
+ * @property {number} maxToolRounds
+ * @property {Function | undefined} beforeToolCall
+ * @property {Function | undefined} afterToolCall
+ */
+
+/** The default cap on concurrent parallel-safe calls (README "Closed-loop tools"). */
+export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 4;
+/** The default number of tool rounds one prompt may run. */
+export const DEFAULT_MAX_TOOL_ROUNDS = 10;
+
+/** A positive integer option: TypeError for a non-integer, RangeError below 1. */
+function positiveInteger(value, member, fallback) {
+  if (value === undefined) return fallback;
+  const number = toDouble(value);
+  if (!Number.isInteger(number)) throw new TypeError(`${member} must be a positive integer, not ${String(number)}.`);
+  if (number < 1) throw new RangeError(`${member} must be at least 1, not ${number}.`);
+  return number;
+}
+
+function callback(value, member) {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new TypeError(`The '${member}' member is not a function.`);
+  }
+  return value;
 }
 
 /**
@@ -73,8 +126,9 @@ export function newCall() {
 }
 
 /**
- * LanguageModelCreateCoreOptions; returns [engine data, the dictionary].
- * @returns {[import('./protocol.js').CreateOptionsWire, any]}
+ * LanguageModelCreateCoreOptions; returns [engine data, the dictionary, the
+ * tools' page-side members].
+ * @returns {[import('./protocol.js').CreateOptionsWire, any, PageTool[]]}
  */
 export function convertCoreOptions(value, call) {
   const dict = dictionary(value, 'LanguageModelCreateCoreOptions');
@@ -90,24 +144,47 @@ export function convertCoreOptions(value, call) {
   const temperature = EXTENSION_CONTEXT ? dict.temperature : undefined;
   if (temperature !== undefined) options.temperature = wireDouble(toDouble(temperature));
   const tools = dict.tools;
-  options.tools = tools === undefined ? [] : sequence(tools, (t) => toolDeclaration(t, call), 'tools');
+  const declared = tools === undefined ? [] : sequence(tools, (t) => toolDeclaration(t, call), 'tools');
+  options.tools = declared.map(({ wire }) => wire);
   const topK = EXTENSION_CONTEXT ? dict.topK : undefined;
   if (topK !== undefined) options.topK = wireDouble(toDouble(topK));
-  return [options, dict];
+  return [options, dict, declared.map(({ tool }) => tool)];
 }
 
-/** LanguageModelCreateOptions: the core options, then initialPrompts, monitor, signal. */
+/**
+ * LanguageModelCreateOptions: the core options, then (IDL order) our closed-loop
+ * members afterToolCall and beforeToolCall, initialPrompts, maxParallelToolCalls,
+ * maxToolRounds, monitor, signal. `loop` is null unless the tools declare execute.
+ * @returns {{options: import('./protocol.js').CreateOptionsWire, monitor: any,
+ *   signal: AbortSignal | undefined, loop: LoopOptions | null}}
+ */
 export function convertCreateOptions(value, call) {
-  const [options, dict] = convertCoreOptions(value, call);
+  const [options, dict, tools] = convertCoreOptions(value, call);
+  const afterToolCall = callback(dict.afterToolCall, 'afterToolCall');
+  const beforeToolCall = callback(dict.beforeToolCall, 'beforeToolCall');
   const initialPrompts = dict.initialPrompts;
   options.initialPrompts = initialPrompts === undefined ? []
     : sequence(initialPrompts, (m) => message(m, call), 'initialPrompts');
-  const monitor = dict.monitor;
-  if (monitor !== undefined && typeof monitor !== 'function') {
-    throw new TypeError("The 'monitor' member is not a function.");
-  }
+  const maxParallelToolCalls = positiveInteger(
+    dict.maxParallelToolCalls, 'maxParallelToolCalls', DEFAULT_MAX_PARALLEL_TOOL_CALLS);
+  const maxToolRounds = positiveInteger(dict.maxToolRounds, 'maxToolRounds', DEFAULT_MAX_TOOL_ROUNDS);
+  const monitor = callback(dict.monitor, 'monitor');
   const signal = abortSignal(dict.signal, 'signal');
-  return { options, monitor, signal };
+  const executing = tools.filter((tool) => tool.execute !== undefined).length;
+  if (executing > 0 && executing < tools.length) {
+    throw new TypeError('Either every tool declares execute (the closed loop) or none does (the open loop).');
+  }
+  if (executing === 0) return { options, monitor, signal, loop: null };
+  // The runtime gives the model its tools' responses itself.
+  const inputs = options.expectedInputs ?? [];
+  if (!inputs.some((e) => e.type === 'tool-response')) {
+    options.expectedInputs = [...inputs, { type: 'tool-response' }];
+  }
+  const loop = {
+    tools: new Map(tools.map((tool) => [tool.name, tool])),
+    maxParallelToolCalls, maxToolRounds, beforeToolCall, afterToolCall,
+  };
+  return { options, monitor, signal, loop };
 }
 
 /** A LanguageModelMessageValue union member, described for the engine. */

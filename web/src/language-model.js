@@ -8,6 +8,7 @@ import {
   convertCoreOptions, convertCreateOptions, convertPrompt, convertPromptOptions,
   convertSignalOptions, newCall,
 } from './convert.js';
+import { closedLoop } from './closed-loop.js';
 import { decodeMedia } from './media.js';
 import { toolCallFromWire } from './tools.js';
 import { isObject } from './webidl.js';
@@ -18,6 +19,8 @@ const CONSTRUCT = Symbol('construct');
 /** @typedef {import('./protocol.js').ChunkWire} ChunkWire */
 /** @typedef {import('./protocol.js').SessionInfo} SessionInfo */
 /** @typedef {import('./client.js').Client} Client */
+/** @typedef {import('./convert.js').LoopOptions} LoopOptions */
+/** @typedef {import('./closed-loop.js').Round} Round */
 
 /**
  * The engine's topK and temperature of a session (the extension-only attributes).
@@ -128,12 +131,15 @@ export class LanguageModel extends EventTarget {
   #oncontextoverflow = null;
   /** Whether expectedOutputs lists tool-call (kept by clone()). */
   #expectsToolCalls;
+  /** @type {LoopOptions | null} the closed loop's settings (kept by clone()) */
+  #loop;
 
   // Defaults keep `LanguageModel.length` 0: the interface has no constructor.
-  constructor(token = undefined, info = undefined, expectsToolCalls = false) {
+  constructor(token = undefined, info = undefined, settings = undefined) {
     if (token !== CONSTRUCT) throw new TypeError('Illegal constructor');
     super();
-    this.#expectsToolCalls = expectsToolCalls;
+    this.#expectsToolCalls = settings.expectsToolCalls;
+    this.#loop = settings.loop;
     this.#session = info.session;
     this.#contextUsage = info.contextUsage;
     this.#contextWindow = info.contextWindow;
@@ -153,7 +159,7 @@ export class LanguageModel extends EventTarget {
 
   static async create(options = {}) {
     const call = newCall();
-    const { options: converted, monitor, signal } = convertCreateOptions(options, call);
+    const { options: converted, monitor, signal, loop } = convertCreateOptions(options, call);
     if (signal?.aborted) throw signal.reason;
     let target = null;
     if (monitor) {
@@ -168,7 +174,7 @@ export class LanguageModel extends EventTarget {
       onLate: destroySession,
     });
     const expectsToolCalls = (converted.expectedOutputs ?? []).some((e) => e.type === 'tool-call');
-    const model = new LanguageModel(CONSTRUCT, info, expectsToolCalls);
+    const model = new LanguageModel(CONSTRUCT, info, { expectsToolCalls, loop });
     // The create signal stays tied to the session: aborting it later destroys
     // the session with the signal's reason.
     signal?.addEventListener('abort', () => model.#destroy(signal.reason), { once: true });
@@ -212,8 +218,56 @@ export class LanguageModel extends EventTarget {
     });
   }
 
+  /**
+   * prompt() and promptStreaming() of a closed-loop session: model turns and tool
+   * rounds until a turn answers in text (./closed-loop.js). Later calls on the
+   * session wait for the whole loop. `onText` gets every turn's text.
+   * @param {LoopOptions} loop
+   * @returns {Promise<string>}
+   */
+  #promptLoop(loop, input, options, onText, stopSignal = null) {
+    const { call, converted, before } = this.#input(input);
+    const { constraint, omit, signal } = convertPromptOptions(options);
+    const composite = this.#signal(signal, stopSignal);
+    const session = this.#session;
+    const destruction = this.#destruction.signal;
+    const turns = {
+      /** @param {Round} round */
+      prompt: async (round) => {
+        let text = '';
+        const calls = [];
+        await request('prompt', { session, input: round.converted, constraint, omit }, {
+          signal: composite,
+          call: round.call,
+          before: round.before ?? decodeMedia(round.call.media),
+          chunk: (wire) => {
+            if (wire.kind === 'text') {
+              text += wire.text;
+              onText(wire.text);
+            } else {
+              calls.push(toolCallFromWire(wire));
+            }
+          },
+          settles: true,
+          onKeep: this.#keep,
+        });
+        return { text, calls };
+      },
+      /** @param {Round} round */
+      commit: (round) => request('append', { session, input: round.converted }, {
+        signal: destruction, call: round.call, before: decodeMedia(round.call.media),
+        settles: true, onKeep: this.#keep,
+      }).then(() => {}),
+    };
+    const loopDone = closedLoop(loop, { converted, call, before }, turns, composite);
+    this.#lastSend = loopDone.catch(() => {});
+    return loopDone;
+  }
+
   async prompt(input, options = {}) {
     this.#check();
+    // A closed loop answers with its last turn's text (README "Closed-loop tools").
+    if (this.#loop) return this.#promptLoop(this.#loop, input, options, () => {});
     // The spec's onChunk/onDone steps: text is concatenated; with tool calls,
     // the result is the list of contents (Chromium: a string otherwise). Under
     // toolCallResults 'always-array' (Chromium's newer WPT), a session whose
@@ -251,9 +305,12 @@ export class LanguageModel extends EventTarget {
         stopper.abort();
       },
     });
-    const operation = this.#prompt(input, options, (wire) => {
-      if (open) controller.enqueue(chunkFromWire(wire));
-    }, stopper.signal);
+    const operation = this.#loop
+      ? this.#promptLoop(this.#loop, input, options, (text) => { if (open) controller.enqueue(text); },
+        stopper.signal)
+      : this.#prompt(input, options, (wire) => {
+        if (open) controller.enqueue(chunkFromWire(wire));
+      }, stopper.signal);
     operation.then(() => open && controller.close(), (error) => open && controller.error(error));
     return stream;
   }
@@ -286,7 +343,7 @@ export class LanguageModel extends EventTarget {
     const info = await request('clone', { session: this.#session }, {
       signal: composite, before, onLate: destroySession,
     });
-    return new LanguageModel(CONSTRUCT, info, this.#expectsToolCalls);
+    return new LanguageModel(CONSTRUCT, info, { expectsToolCalls: this.#expectsToolCalls, loop: this.#loop });
   }
 
   destroy() {
