@@ -128,3 +128,22 @@ promise_test(async () => {
   assert_true(answer.includes('Paris'), answer);
   assert_true(answer.includes('sunny'), answer);
 }, 'SmolLM2 calls a declared tool and answers from its result (the tool loop)');
+
+promise_test(async () => {
+  const calls = [];
+  const session = await createLanguageModel({
+    ...kWithTools,
+    tools: [{
+      ...kWeatherTool,
+      execute: async (args) => {
+        calls.push(args);
+        return {temperature: 18, condition: 'sunny'};
+      },
+    }],
+  });
+  const answer = await session.prompt('What is the weather in Paris?');
+  assert_equals(typeof answer, 'string');
+  assert_equals(JSON.stringify(calls), JSON.stringify([{location: 'Paris'}]), 'the runtime ran the call');
+  assert_true(answer.includes('Paris'), answer);
+  assert_true(answer.includes('sunny'), answer);
+}, 'SmolLM2 in a closed loop: the runtime runs the call and the model answers from its result');

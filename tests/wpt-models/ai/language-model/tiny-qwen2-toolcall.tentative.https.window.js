@@ -122,3 +122,50 @@ promise_test(async () => {
   clone.destroy();
   assert_greater_than(await session.measureContextUsage('Hello!'), 0, 'the original still works');
 }, 'A clone carries the conversation and its cache, and is independent');
+
+// The closed loop: the same exchange, with the runtime running the tool.
+const kClosedLoop = {
+  ...kGreedy,
+  expectedOutputs: [{type: 'tool-call'}],
+  tools: [{
+    ...kWeatherTool,
+    annotations: {readOnlyHint: true},
+    execute: async ({location}) => {
+      assert_equals(location, 'Paris');
+      return {temperature: 18, condition: 'sunny'};
+    },
+  }],
+};
+
+promise_test(async () => {
+  const closed = await createLanguageModel(kClosedLoop);
+  const seen = [];
+  const streamed = await createLanguageModel({
+    ...kClosedLoop,
+    afterToolCall: (call, response) => { seen.push([call.name, response.result[0].value]); },
+  });
+  assert_equals(await closed.prompt(kWeatherQuestion), kWeatherAnswer);
+  const chunks = await Array.fromAsync(streamed.promptStreaming(kWeatherQuestion));
+  assert_equals(chunks.join(''), kWeatherAnswer);
+  assert_equals(JSON.stringify(seen), JSON.stringify([['get_weather', {temperature: 18, condition: 'sunny'}]]));
+
+  // The open loop by hand holds the same conversation, so the same usage.
+  const open = await createLanguageModel(kWithTools);
+  const [{value: call}] = await open.prompt(kWeatherQuestion);
+  assert_equals(await open.prompt(toolResult(call)), kWeatherAnswer);
+  assert_equals(closed.contextUsage, open.contextUsage, 'the call and its result are counted');
+}, 'The closed loop on a real model: the runtime runs the call and the model answers from its result');
+
+promise_test(async (t) => {
+  const controller = new AbortController();
+  const session = await createLanguageModel({
+    ...kClosedLoop,
+    tools: [{...kClosedLoop.tools[0], execute: async () => {
+      controller.abort();
+      return {temperature: 18, condition: 'sunny'};
+    }}],
+  });
+  await promise_rejects_dom(t, 'AbortError', session.prompt(kWeatherQuestion, {signal: controller.signal}));
+  // The call and its result were committed: the next turn answers from them.
+  assert_equals(await session.prompt([]), kWeatherAnswer);
+}, 'An abort while a real model\'s tool runs commits its result for the next turn');
