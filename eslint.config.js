@@ -1,5 +1,5 @@
 // ESLint for the JavaScript half of the product: the shim (web/src), the worker
-// (web/worker), the entry points and the build's Node scripts.
+// (web/worker), the extension (web/extension), the entry points and the build's Node scripts.
 import js from '@eslint/js';
 import globals from 'globals';
 
@@ -13,6 +13,10 @@ export default [
       sourceType: 'module',
       globals: { ...globals.browser, ...globals.worker },
     },
+  },
+  {
+    files: ['web/extension/**/*.js'],
+    languageOptions: { globals: { chrome: 'readonly' } },
   },
   {
     files: ['build/**/*.mjs', 'eslint.config.js'],

@@ -1,6 +1,7 @@
 """Build the self-contained static ``dist/``: the shim, the worker, Pyodide's core and
 a memory snapshot of it with the engine imported, the engine's wheels (and the
-chat-template engine's) in ``dist/packages/``, ORT's files and XGrammar's.
+chat-template engine's) in ``dist/packages/``, ORT's files and XGrammar's; and the
+browser extension in ``dist/extension/`` (with ``dist/prompt-api-runtime-extension.zip``).
 
 Run from anywhere: ``python3 build/build.py`` (after ``npm ci``).
 """
@@ -136,8 +137,53 @@ def build() -> None:
             shutil.copy2(xgrammar / name, DIST / "xgrammar" / name)
     run("node", ROOT / "build" / "snapshot.mjs", DIST, SNAPSHOT_PYTHON, *packaged)
     shutil.copytree(ROOT / "web" / "demo", DIST, dirs_exist_ok=True)
+    build_extension()
     size = sum(f.stat().st_size for f in DIST.rglob("*") if f.is_file())
     print(f"built {DIST.relative_to(ROOT)}/ ({size / 1e6:.1f} MB)")
+
+
+#: The extension's scripts (web/extension/): entry, file in dist/extension/, format.
+EXTENSION_SCRIPTS = (
+    ("page.js", "page.js", "iife"),  # MAIN-world content script
+    ("bridge.js", "bridge.js", "iife"),  # isolated-world content script
+    ("service-worker.js", "service-worker.js", "esm"),
+    ("offscreen.js", "offscreen.js", "esm"),
+    ("extension-page.js", "language-model.js", "iife"),  # the API in the options page
+    ("options.js", "options.js", "esm"),
+)
+#: What the engine needs, shared with the page build (hard links where possible).
+ENGINE_FILES = ("worker.mjs", "worker.mjs.map", "pyodide", "ort", "packages", "xgrammar")
+
+
+def link_tree(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target``, hard-linking files where the file system can."""
+    if source.is_dir():
+        shutil.copytree(source, target, copy_function=link_tree_file)
+    else:
+        link_tree_file(str(source), str(target))
+
+
+def link_tree_file(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def build_extension() -> None:
+    """dist/extension/ (an MV3 extension: load it unpacked) and its zip."""
+    extension = DIST / "extension"
+    extension.mkdir()
+    for entry, outfile, fmt in EXTENSION_SCRIPTS:
+        bundle(f"extension/{entry}", f"extension/{outfile}", fmt)
+    for name in ("offscreen.html", "options.html"):
+        shutil.copy2(ROOT / "web" / "extension" / name, extension / name)
+    manifest = json.loads((ROOT / "web" / "extension" / "manifest.json").read_text())
+    manifest["version"] = json.loads((ROOT / "package.json").read_text())["version"]
+    (extension / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    for name in ENGINE_FILES:
+        link_tree(DIST / name, extension / name)
+    shutil.make_archive(str(DIST / "prompt-api-runtime-extension"), "zip", extension)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,8 @@ class StaticServer:
         self._lock = threading.Lock()
         #: Markup put at the top of every .html file served from a mount.
         self.html_injection: bytes | None = None
+        #: Every request answered, as (method, path): tests count downloads with it.
+        self.requests: list[tuple[str, str]] = []
         self._mounts: dict[str, Path] = {}
         self._files: dict[str, Path | bytes] = {}
         for prefix, directory in mounts.items():
@@ -222,6 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, send_body: bool) -> None:
         """Answer GET or HEAD for the request path."""
         url_path = unquote(urlsplit(self.path).path)
+        self.static_server.requests.append((self.command, url_path))
         try:
             content = self.static_server.resolve(url_path)
         except (OSError, ValueError):

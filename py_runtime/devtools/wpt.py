@@ -3,7 +3,7 @@
 Usage::
 
     python -m py_runtime.wpt [--dist DIR] [--model M] [--dtype D]
-        [--device wasm|webgpu] [--timeout SECONDS] [--headed] PATH...
+        [--device wasm|webgpu] [--timeout SECONDS] [--headed] [--via-extension] PATH...
 
 Each test file is served inside a generated wrapper page, the way WPT's
 server does, with ``/_lm/language-model.js`` (from ``dist/``) loaded first.
@@ -33,7 +33,7 @@ from .browser import WEBGPU_ARGS, launch_args
 from .wpt_host import DEFAULT_DIST, DEFAULT_TESTHARNESS, TEST_SUFFIXES, WptHost
 
 if TYPE_CHECKING:
-    from playwright.sync_api import ConsoleMessage, Page
+    from playwright.sync_api import ConsoleMessage, Page, Playwright
     from playwright.sync_api import Error as PlaywrightError
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -241,6 +241,29 @@ def run_wpt_file(
     )
 
 
+def run_wpt_file_via_extension(
+    playwright: Playwright,
+    host: WptHost,
+    path: Path,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    extension: Path | None = None,
+    headless: bool = True,
+    extra_args: list[str] | None = None,
+    log: TextIO | None = sys.stderr,
+) -> FileResult:
+    """Run one file in a fresh Chromium with the extension installed and configured
+    for ``host``'s model; ``host`` must serve pages without our script."""
+    from .extension import DEFAULT_EXTENSION, extension_browser
+
+    if not host.via_extension:
+        raise ValueError("the host must be made with via_extension=True")
+    settings = {**host.extension_settings(path), "install": "force"}
+    with extension_browser(
+        playwright, extension or DEFAULT_EXTENSION, settings, headless, extra_args
+    ) as browser:
+        return run_wpt_file(browser.context.new_page(), host, path, timeout, log)
+
+
 def _snapshot(page: Page) -> list[SubtestResult]:
     """Best-effort list of the subtests known to an unfinished harness."""
     try:
@@ -280,6 +303,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "or whenever expectedOutputs lists tool-call (Chromium's newer WPT)",
     )
     parser.add_argument(
+        "--via-extension",
+        action="store_true",
+        help="run the files with the built extension (DIST/extension) loaded, on pages that "
+        "never load our script; --model, --dtype and --device become its settings",
+    )
+    parser.add_argument(
         "--testharness", type=Path, default=DEFAULT_TESTHARNESS, help="testharness.js to serve"
     )
     parser.add_argument(
@@ -314,6 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.testharness,
             multiplier,
             args.tool_call_results,
+            args.via_extension,
         )
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -321,9 +351,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from playwright.sync_api import sync_playwright
 
-    options = launch_args(WEBGPU_ARGS if args.device == "webgpu" else None)
+    extra = WEBGPU_ARGS if args.device == "webgpu" else None
+    options = launch_args(extra)
     options["headless"] = not args.headed
     results: list[FileResult] = []
+    if args.via_extension:
+        with host, sync_playwright() as playwright:
+            for test_file in files:
+                print(f"== {test_file}", file=sys.stderr, flush=True)
+                result = run_wpt_file_via_extension(
+                    playwright,
+                    host,
+                    test_file,
+                    args.timeout * multiplier,
+                    args.dist / "extension",
+                    headless=not args.headed,
+                    extra_args=extra,
+                )
+                results.append(result)
+                for line in format_result(result):
+                    print(line, flush=True)
+        passed, failed = count_results(results)
+        print(f"{passed} passed, {failed} failed", flush=True)
+        return 0 if failed == 0 and passed > 0 else 1
     with host, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**options)
         try:

@@ -96,17 +96,19 @@ def shim_script(shim_attrs: dict[str, str]) -> str:
 def render_wrapper(
     test_file_name: str,
     meta: TestMetadata,
-    shim_attrs: dict[str, str],
+    shim_attrs: dict[str, str] | None,
     timeout_multiplier: float = 1,
 ) -> bytes:
-    """Build the HTML page that runs one test file, like WPT's wrapper."""
+    """Build the HTML page that runs one test file, like WPT's wrapper; without
+    ``shim_attrs`` the page does not load our script (the extension provides the API)."""
     esc = html.escape
     parts = ["<!doctype html>", "<meta charset=utf-8>"]
     if meta.title is not None:
         parts.append(f"<title>{esc(meta.title, quote=False)}</title>")
     if meta.timeout_long:
         parts.append('<meta name="timeout" content="long">')
-    parts.append(shim_script(shim_attrs))
+    if shim_attrs is not None:
+        parts.append(shim_script(shim_attrs))
     if test_file_name.endswith(".any.js"):
         parts.append(_ANY_GLOBAL)
     parts.append('<script src="/resources/testharness.js"></script>')
@@ -132,8 +134,11 @@ class WptHost:
         testharness: Path | None = None,
         timeout_multiplier: float = 1,
         tool_call_results: str | None = None,
+        via_extension: bool = False,
     ) -> None:
         self.timeout_multiplier = timeout_multiplier
+        #: Pages load no script of ours: the extension installs the API.
+        self.via_extension = via_extension
         #: The shim's data-tool-call-results ("when-called" or "always-array").
         self.tool_call_results = tool_call_results
         self.dist = Path(dist) if dist is not None else DEFAULT_DIST
@@ -178,7 +183,8 @@ class WptHost:
                 mounts[f"/_models/{self._model_dir.name}/"] = self._model_dir
             server = StaticServer(mounts, self._files()).start()
             # Pages of the tree itself (iframes, .html tests) get the shim too.
-            server.html_injection = shim_script(self.shim_attrs(server)).encode()
+            if not self.via_extension:
+                server.html_injection = shim_script(self.shim_attrs(server)).encode()
             self._servers[root] = server
         return server
 
@@ -197,6 +203,16 @@ class WptHost:
             attrs["tool-call-results"] = self.tool_call_results
         return attrs
 
+    def extension_settings(self, path: Path) -> dict[str, str]:
+        """The extension's settings for the page that runs ``path`` (the model as
+        this host serves it)."""
+        attrs = self.shim_attrs(self.server_for(find_wpt_root(Path(path).resolve())))
+        return {
+            "model": attrs.get("model", "echo"),
+            "dtype": attrs.get("dtype", ""),
+            "device": attrs.get("device", "wasm"),
+        }
+
     def url_for(self, path: Path) -> str:
         """Register the wrapper page for a test file and return its URL."""
         path = Path(path).resolve()
@@ -206,7 +222,8 @@ class WptHost:
         prefix = "/" if relative_dir == "." else f"/{relative_dir}/"
         page_path = prefix + wrapper_name(path.name)
         meta = read_metadata(path.read_text(encoding="utf-8"))
-        page = render_wrapper(path.name, meta, self.shim_attrs(server), self.timeout_multiplier)
+        attrs = None if self.via_extension else self.shim_attrs(server)
+        page = render_wrapper(path.name, meta, attrs, self.timeout_multiplier)
         server.add_file(page_path, page)
         return server.url + quote(page_path)
 

@@ -24,37 +24,38 @@ from ..models.causal_lm import CausalLM
 from ..models.echo import EchoModel
 
 
-def start(init_text: str, post: Post, create_backend: Any) -> Endpoint | None:
+def start(init_text: str, post: Post, create_backend: Any, read_text: Any) -> Endpoint | None:
     """The endpoint for the page's ``init`` message; ``create_backend`` is ONNX Runtime
-    Web's factory. A failure is posted as ``boot-error`` (and None returned)."""
+    Web's factory, ``read_text`` model-cache.mjs's ``modelText``. A failure is posted as
+    ``boot-error`` (and None returned)."""
     try:
         init = decode_request(init_text)
         if not isinstance(init, Init):
             raise operation_error("The runtime must be started with an init message.")
-        return Endpoint(Runtime(create_model(init.config, create_backend)), post)
+        return Endpoint(Runtime(create_model(init.config, create_backend, read_text)), post)
     except Exception as error:
         post(encode(BootError(error_to_wire(error))))
         return None
 
 
-def create_model(config: Config, create_backend: Any) -> ModelAdapter:
+def create_model(config: Config, create_backend: Any, read_text: Any) -> ModelAdapter:
     """The adapter the page configured: ``echo`` (the default), or the base URL of a
     model folder."""
     model = config.get("model") or "echo"
-    return EchoModel() if model == "echo" else web_model(config, create_backend)
+    return EchoModel() if model == "echo" else web_model(config, create_backend, read_text)
 
 
 class WebFiles:
-    """Files under the model's base URL, fetched by the worker."""
+    """Files under the model's base URL, read by the worker (from its model cache)."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, read_text: Any) -> None:
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
+        self._read_text = read_text
 
     async def read_text(self, name: str) -> str | None:
-        from js import fetch
-
-        response = await fetch(self.base_url + name)
-        return await response.text() if response.ok else None
+        text = await self._read_text(self.base_url + name)
+        # A missing file is JS null, which Pyodide gives as ``jsnull``, not None.
+        return text if isinstance(text, str) else None
 
 
 class WebBackend:
@@ -123,7 +124,7 @@ class WebBackend:
         self.js.release(cache)
 
 
-def web_model(config: Config, create_backend: Any) -> CausalLM:
+def web_model(config: Config, create_backend: Any, read_text: Any) -> CausalLM:
     """The page's model: ``config`` holds ``model`` (a base URL), ``dtype``, ``device``
     and ``contextWindow`` (a cap); ``create_backend`` is ort-backend.mjs's factory."""
     base_url = config["model"]
@@ -144,7 +145,7 @@ def web_model(config: Config, create_backend: Any) -> CausalLM:
             ) from None
         progress = create_proxy(on_progress)
         options = {
-            "modelURL": WebFiles(base_url).base_url,
+            "modelURL": WebFiles(base_url, read_text).base_url,
             "file": model_file(dtype),
             "device": device,
             "threads": int(config.get("threads") or 0),
@@ -159,4 +160,4 @@ def web_model(config: Config, create_backend: Any) -> CausalLM:
             progress.destroy()
         return WebBackend(js_backend)
 
-    return CausalLM(WebFiles(base_url), make_backend, cap)
+    return CausalLM(WebFiles(base_url, read_text), make_backend, cap)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from model_pages import cpython_answers, page_answers
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Playwright
 
 from py_runtime.devtools import models
 from py_runtime.devtools.wpt import run_wpt_file
@@ -78,3 +78,30 @@ def test_main_job_answers_with_smollm2() -> None:
         check=True,
     )
     assert "Paris" in completed.stdout
+
+
+def test_smollm2_answers_through_the_extension(playwright: Playwright) -> None:
+    """The extension's engine (offscreen document, cross-origin isolated) runs SmolLM2
+    for a page that loads nothing of ours, and answers as CPython does."""
+    from py_runtime.devtools.extension import DEFAULT_EXTENSION, extension_browser
+    from py_runtime.devtools.server import StaticServer
+
+    if not (DEFAULT_EXTENSION / "manifest.json").is_file():
+        pytest.skip("dist/extension is missing: build dist/")
+    dtype = models.default_dtype("smollm2")
+    page_html = b"<!doctype html><meta charset=utf-8><body>a page</body>"
+    with StaticServer({"/model/": FOLDER}, {"/a.html": page_html}) as site:
+        settings = {"model": f"{site.url}/model/", "dtype": dtype}
+        with extension_browser(playwright, settings=settings) as browser:
+            page = browser.context.new_page()
+            page.goto(f"{site.url}/a.html")
+            page.click("body")
+            answer = page.evaluate(
+                """async (prompt) => {
+                  const session = await LanguageModel.create({samplingMode: 'most-predictable'});
+                  return session.prompt(prompt);
+                }""",
+                PROMPTS[0],
+            )
+    assert answer == cpython_answers(FOLDER, dtype, PROMPTS[:1])[0]
+    assert "Paris" in answer

@@ -271,9 +271,11 @@ def test_control_messages_for_unknown_targets_are_ignored(worker):
 
 def test_start_builds_an_endpoint_over_the_configured_model():
     posted = []
-    started = start(json.dumps({"kind": "init", "config": {"model": "echo"}}), posted.append, None)
+    started = start(
+        json.dumps({"kind": "init", "config": {"model": "echo"}}), posted.append, None, None
+    )
     assert isinstance(started.runtime.model, EchoModel)
-    started = start(json.dumps({"kind": "init", "config": {}}), posted.append, None)
+    started = start(json.dumps({"kind": "init", "config": {}}), posted.append, None, None)
     assert isinstance(started.runtime.model, EchoModel)
     assert posted == []
 
@@ -281,7 +283,8 @@ def test_start_builds_an_endpoint_over_the_configured_model():
 def test_a_failed_start_posts_a_boot_error():
     posted = []
     assert (
-        start(json.dumps({"kind": "init", "config": {"dtype": "q9"}}), posted.append, None) is None
+        start(json.dumps({"kind": "init", "config": {"dtype": "q9"}}), posted.append, None, None)
+        is None
     )
     (reply,) = map(json.loads, posted)
     assert reply["kind"] == "boot-error"

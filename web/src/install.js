@@ -28,17 +28,19 @@ function configFromScript(script) {
 export function install(baseURL, script) {
   const { config, boot, keepNative } = configFromScript(script);
   const client = new Client(new WorkerTransport(new URL('worker.mjs', baseURL).href), config);
-  useClient(client);
-  if (EXTENSION_CONTEXT) addExtensionMembers(LanguageModel, samplingOf);
-  const globals = {
-    LanguageModel, LanguageModelToolCall, LanguageModelToolSuccess, LanguageModelToolError,
-  };
-  if (!globalThis.QuotaExceededError) globals.QuotaExceededError = QuotaExceededError;
-  for (const [name, value] of Object.entries(globals)) {
-    if (!(keepNative && name in globalThis)) {
-      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
-    }
-  }
+  const globals = installGlobals(client, keepNative);
+  installRuntime(client);
+  if (boot !== 'lazy') client.start();
+  return globals;
+}
+
+/**
+ * The `promptAPIRuntime` object: configuration before the first call, an early
+ * start, and the model's speed. In the extension the engine's model is the
+ * extension's (its options page); the page-side rules (toolCallResults) are the page's.
+ * @param {Client} client
+ */
+export function installRuntime(client) {
   const runtime = {
     /** Choose the model ({model, dtype, device, contextWindow}) before the first call. */
     configure: (options) => client.configure(options),
@@ -52,6 +54,25 @@ export function install(baseURL, script) {
     }),
   };
   Object.defineProperty(globalThis, 'promptAPIRuntime', { value: runtime, configurable: true });
-  if (boot !== 'lazy') client.start();
+}
+
+/**
+ * Define LanguageModel & co. on globalThis, on `client` (a page's worker, or the
+ * extension's engine). Returns the globals.
+ * @param {Client} client
+ * @param {boolean} keepNative keep a browser's own globals where it has them
+ */
+export function installGlobals(client, keepNative) {
+  useClient(client);
+  if (EXTENSION_CONTEXT) addExtensionMembers(LanguageModel, samplingOf);
+  const globals = {
+    LanguageModel, LanguageModelToolCall, LanguageModelToolSuccess, LanguageModelToolError,
+  };
+  if (!globalThis.QuotaExceededError) globals.QuotaExceededError = QuotaExceededError;
+  for (const [name, value] of Object.entries(globals)) {
+    if (!(keepNative && name in globalThis)) {
+      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+    }
+  }
   return globals;
 }

@@ -5,6 +5,7 @@
 // mask (grammar.mjs, XGrammar) is applied here too.
 
 import { ModelGrammars, applyBitmask } from './grammar.mjs';
+import { modelBytes, modelFileExists } from './model-cache.mjs';
 
 // Bundled into dist/worker.mjs: the ORT files are in dist/ort/, XGrammar's in dist/xgrammar/.
 const base = new URL('./', import.meta.url);
@@ -82,34 +83,6 @@ function penalize(logits, ids, penalty, penalized = logits.slice()) {
   return penalized;
 }
 
-async function fetchBytes(url, onProgress) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const total = Number(response.headers.get('Content-Length')) || 0;
-  const reader = response.body.getReader();
-  const parts = [];
-  let loaded = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    loaded += value.length;
-    if (total) onProgress?.(loaded / total);
-  }
-  const bytes = new Uint8Array(loaded);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return bytes;
-}
-
-async function exists(url) {
-  const response = await fetch(url, { method: 'HEAD' });
-  return response.ok;
-}
-
 // A one-node model (Identity of a float[1]; onnx.helper.make_model, IR 8, opset 13),
 // to start ONNX Runtime before the model is known: its first session pays for the
 // runtime's own start (wasm instantiation, its thread pool), about 0.8 s here.
@@ -151,13 +124,13 @@ export async function createOrtBackend({
   const url = new URL(file, modelURL).href;
   const [ort, model, hasExternalData] = await Promise.all([
     startOrt({ device, threads }),
-    fetchBytes(url, onProgress),
-    exists(`${url}_data`),
+    modelBytes(url, onProgress),
+    modelFileExists(`${url}_data`),
   ]);
   const externalData = [];
   if (hasExternalData) {
     const name = file.split('/').pop();
-    externalData.push({ path: `${name}_data`, data: await fetchBytes(`${url}_data`) });
+    externalData.push({ path: `${name}_data`, data: await modelBytes(`${url}_data`) });
   }
   const session = await ort.InferenceSession.create(model, {
     executionProviders: [device],

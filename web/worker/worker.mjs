@@ -5,6 +5,8 @@
 // BUILD is defined by build/build.py.
 
 /* global BUILD */
+import { modelText } from './model-cache.mjs';
+
 const base = new URL('.', import.meta.url);
 const queue = [];
 let engine = null;
@@ -81,7 +83,7 @@ async function init(text, config) {
       ({ createOrtBackend: createBackend } = await ortBackend);
     }
     const host = pyodide.pyimport('py_runtime.hosts.pyodide');
-    engine = host.start(text, (reply) => self.postMessage(reply), createBackend);
+    engine = host.start(text, (reply) => self.postMessage(reply), createBackend, modelText);
   } catch (error) {
     const message = `The Prompt API runtime failed to start: ${error?.message ?? error}`;
     /** @type {import('../src/protocol.js').BootError} */
