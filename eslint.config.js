@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['dist/**', 'node_modules/**', 'tests/**', 'py_runtime/**', 'bench/**'] },
+  { ignores: ['dist/**', 'dist.building/**', 'dist.previous/**', 'node_modules/**', 'tests/**', 'py_runtime/**', 'bench/**'] },
   js.configs.recommended,
   {
     files: ['web/**/*.{js,mjs}'],

@@ -17,7 +17,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DIST = ROOT / "dist"
+#: The build is made here, then swapped with dist/ in one rename, so that pages and
+#: tests served from dist/ never see it half-built.
+DIST = ROOT / "dist.building"
+FINAL = ROOT / "dist"
 NODE_MODULES = ROOT / "node_modules"
 PYODIDE_FILES = (
     "pyodide.mjs",
@@ -139,7 +142,13 @@ def build() -> None:
     shutil.copytree(ROOT / "web" / "demo", DIST, dirs_exist_ok=True)
     build_extension()
     size = sum(f.stat().st_size for f in DIST.rglob("*") if f.is_file())
-    print(f"built {DIST.relative_to(ROOT)}/ ({size / 1e6:.1f} MB)")
+    previous = ROOT / "dist.previous"
+    shutil.rmtree(previous, ignore_errors=True)
+    if FINAL.exists():
+        FINAL.rename(previous)
+    DIST.rename(FINAL)
+    shutil.rmtree(previous, ignore_errors=True)
+    print(f"built {FINAL.relative_to(ROOT)}/ ({size / 1e6:.1f} MB)")
 
 
 #: The extension's scripts (web/extension/): entry, file in dist/extension/, format.

@@ -205,11 +205,15 @@ class _Handler(BaseHTTPRequestHandler):
         """Serve a HEAD request."""
         self._serve(send_body=False)
 
-    def _send_headers(self, status: HTTPStatus, content_type: str, length: int) -> None:
+    def _send_headers(
+        self, status: HTTPStatus, content_type: str, length: int, etag: str | None = None
+    ) -> None:
         """Send the status line and headers, isolation headers included."""
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(length))
+        if etag:
+            self.send_header("ETag", etag)
         for name, value in ISOLATION_HEADERS.items():
             self.send_header(name, value)
         self.end_headers()
@@ -247,8 +251,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found(send_body)
             return
         with handle:
-            size = content.stat().st_size
-            self._send_headers(HTTPStatus.OK, content_type, size)
+            stat = content.stat()
+            size = stat.st_size
+            # A file's version, as servers give it (the model cache revalidates with it).
+            etag = f'"{size:x}-{stat.st_mtime_ns:x}"'
+            self._send_headers(HTTPStatus.OK, content_type, size, etag)
             if not send_body:
                 return
             try:

@@ -181,6 +181,13 @@ class Config(TypedDict, total=False):
     #: shared WPT file's rule, the default), or whenever ``expectedOutputs`` lists
     #: ``tool-call`` (Chromium's newer WPT). Read by the shim only.
     toolCallResults: ToolCallResults
+    #: How often cached model files are revalidated with the server (HEAD requests,
+    #: in the background once the model has loaded): ``daily`` (the default),
+    #: ``always`` or ``never``. Read by the worker.
+    cacheRevalidation: Literal["daily", "always", "never"]
+    #: Where the runtime's files (worker.mjs, pyodide/, ort/, packages/, xgrammar/)
+    #: are served from, relative to the page; default: beside the script. Shim only.
+    assetsURL: str
 
 
 # -- requests: page -> engine ----------------------------------------------------------

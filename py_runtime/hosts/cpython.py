@@ -22,6 +22,10 @@ class FolderFiles:
         path = self.folder / name
         return path.read_text(encoding="utf-8") if path.is_file() else None
 
+    async def cached(self) -> bool:
+        """A folder on disk still counts as a download, as a page's first load does."""
+        return False
+
 
 def local_model(
     folder: str | Path,

@@ -24,38 +24,62 @@ from ..models.causal_lm import CausalLM
 from ..models.echo import EchoModel
 
 
-def start(init_text: str, post: Post, create_backend: Any, read_text: Any) -> Endpoint | None:
+def start(init_text: str, post: Post, create_backend: Any, files: Any) -> Endpoint | None:
     """The endpoint for the page's ``init`` message; ``create_backend`` is ONNX Runtime
-    Web's factory, ``read_text`` model-cache.mjs's ``modelText``. A failure is posted as
-    ``boot-error`` (and None returned)."""
+    Web's factory, ``files`` model-cache.mjs's ``{text, cached}``. A failure is posted
+    as ``boot-error`` (and None returned)."""
     try:
         init = decode_request(init_text)
         if not isinstance(init, Init):
             raise operation_error("The runtime must be started with an init message.")
-        return Endpoint(Runtime(create_model(init.config, create_backend, read_text)), post)
+        return Endpoint(Runtime(create_model(init.config, create_backend, files)), post)
     except Exception as error:
         post(encode(BootError(error_to_wire(error))))
         return None
 
 
-def create_model(config: Config, create_backend: Any, read_text: Any) -> ModelAdapter:
+def create_model(config: Config, create_backend: Any, files: Any) -> ModelAdapter:
     """The adapter the page configured: ``echo`` (the default), or the base URL of a
     model folder."""
     model = config.get("model") or "echo"
-    return EchoModel() if model == "echo" else web_model(config, create_backend, read_text)
+    return EchoModel() if model == "echo" else web_model(config, create_backend, files)
+
+
+#: The files of a model folder besides its ONNX file (and that file's ``_data``).
+FOLDER_FILES = (
+    "config.json",
+    "generation_config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "chat_template.jinja",
+)
 
 
 class WebFiles:
-    """Files under the model's base URL, read by the worker (from its model cache)."""
+    """Files under the model's base URL, read by the worker through its model cache
+    (``js_files``: model-cache.mjs's ``text`` and ``cached``)."""
 
-    def __init__(self, base_url: str, read_text: Any) -> None:
+    def __init__(self, base_url: str, js_files: Any, onnx_file: str) -> None:
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
-        self._read_text = read_text
+        self._js = js_files
+        self._names = [*FOLDER_FILES, onnx_file, onnx_file + "_data"]
 
     async def read_text(self, name: str) -> str | None:
-        text = await self._read_text(self.base_url + name)
+        text = await self._js.text(self.base_url + name)
         # A missing file is JS null, which Pyodide gives as ``jsnull``, not None.
         return text if isinstance(text, str) else None
+
+    def _urls(self) -> Any:
+        from pyodide.ffi import to_js
+
+        return to_js([self.base_url + name for name in self._names])
+
+    async def cached(self) -> bool:
+        return bool(await self._js.cached(self._urls()))
+
+    def revalidate(self) -> None:
+        """Start revalidating the cached files (model-cache.mjs; never rejects)."""
+        self._js.revalidate(self.base_url, self._urls())
 
 
 class WebBackend:
@@ -124,13 +148,14 @@ class WebBackend:
         self.js.release(cache)
 
 
-def web_model(config: Config, create_backend: Any, read_text: Any) -> CausalLM:
+def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
     """The page's model: ``config`` holds ``model`` (a base URL), ``dtype``, ``device``
     and ``contextWindow`` (a cap); ``create_backend`` is ort-backend.mjs's factory."""
     base_url = config["model"]
     dtype = config.get("dtype") or ("fp32" if config.get("device") == "webgpu" else "q8")
     device = config.get("device") or "wasm"
     cap = int(config["contextWindow"]) if config.get("contextWindow") else None
+    files = WebFiles(base_url, js_files, model_file(dtype))
 
     async def make_backend(model_config: dict[str, Any], on_progress: ProgressCallback) -> Backend:
         from js import Object
@@ -145,7 +170,7 @@ def web_model(config: Config, create_backend: Any, read_text: Any) -> CausalLM:
             ) from None
         progress = create_proxy(on_progress)
         options = {
-            "modelURL": WebFiles(base_url, read_text).base_url,
+            "modelURL": files.base_url,
             "file": model_file(dtype),
             "device": device,
             "threads": int(config.get("threads") or 0),
@@ -158,6 +183,7 @@ def web_model(config: Config, create_backend: Any, read_text: Any) -> CausalLM:
             js_backend = await create_backend(to_js(options, dict_converter=Object.fromEntries))
         finally:
             progress.destroy()
+        files.revalidate()  # in the background: a changed file is fetched at the next load
         return WebBackend(js_backend)
 
-    return CausalLM(WebFiles(base_url, read_text), make_backend, cap)
+    return CausalLM(files, make_backend, cap)

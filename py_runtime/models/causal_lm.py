@@ -45,6 +45,9 @@ class ModelFiles(Protocol):
     async def read_text(self, name: str) -> str | None:
         """The file's text, or None when it does not exist."""
 
+    async def cached(self) -> bool:
+        """Whether every file of the model is already here (nothing to download)."""
+
 
 BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]]
 
@@ -195,7 +198,7 @@ class CausalLM:
         return min(window, self.context_cap) if self.context_cap else window
 
     async def availability(self) -> Availability | None:
-        if self.backend is not None:
+        if self.backend is not None or await self.files.cached():
             return "available"
         return "downloadable" if await self.files.read_text("config.json") else "unavailable"
 

@@ -47,6 +47,7 @@ export class Client {
   /** @type {ErrorWire | null} */
   #bootError = null;
   #initialized = false;
+  #started = false;
 
   /**
    * @param {Transport} transport
@@ -57,6 +58,11 @@ export class Client {
     this.#config = checkConfig(config);
   }
 
+  /** The configuration (read-only; configure() changes it before the first call). */
+  get config() {
+    return this.#config;
+  }
+
   /** When prompt() returns a list (Config.toolCallResults; default 'when-called'). */
   get toolCallResults() {
     return this.#config.toolCallResults ?? 'when-called';
@@ -64,6 +70,7 @@ export class Client {
 
   /** Open the transport (and so start the engine's boot) now; idempotent. */
   start() {
+    this.#started = true;
     this.#transport.start(
       (text) => this.#receive(JSON.parse(text)),
       (message) => this.#fail({ name: 'OperationError', message }),
@@ -77,6 +84,11 @@ export class Client {
   configure(config) {
     if (this.#initialized) {
       throw new DOMException('The runtime is already configured.', 'InvalidStateError');
+    }
+    if (this.#started && config.assetsURL !== undefined && config.assetsURL !== this.#config.assetsURL) {
+      throw new DOMException(
+        'assetsURL must be configured before the runtime starts (data-boot="lazy" defers it).',
+        'InvalidStateError');
     }
     this.#config = checkConfig({ ...this.#config, ...config });
   }

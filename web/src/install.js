@@ -5,18 +5,29 @@ import { QuotaExceededError, toPageError } from './errors.js';
 import { EXTENSION_CONTEXT, addExtensionMembers } from './extension.js';
 import { LanguageModel, samplingOf, useClient } from './language-model.js';
 import { WorkerTransport } from './transport.js';
+import { clearCached, listCached } from '../worker/model-cache.mjs';
 import {
   LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess,
 } from './tools.js';
 
-/** Read the page's configuration from the script tag's data- attributes. */
+const CONFIG_KEYS = [
+  'model', 'dtype', 'device', 'contextWindow', 'threads', 'toolCallResults', 'cacheRevalidation',
+];
+
+/**
+ * Read the page's configuration from the script tag's data- attributes. Without a
+ * script tag (an ES module imported by a bundle), the runtime boots at the first
+ * call, so that `promptAPIRuntime.configure()` can come first.
+ */
 function configFromScript(script) {
   const data = script?.dataset ?? {};
   const config = {};
-  for (const key of ['model', 'dtype', 'device', 'contextWindow', 'threads', 'toolCallResults']) {
+  for (const key of CONFIG_KEYS) {
     if (data[key] !== undefined) config[key] = data[key];
   }
-  return { config, boot: data.boot ?? 'eager', keepNative: data.native === 'prefer' };
+  if (data.assetsUrl !== undefined) config.assetsURL = data.assetsUrl;
+  const boot = data.boot ?? (script ? 'eager' : 'lazy');
+  return { config, boot, keepNative: data.native === 'prefer' };
 }
 
 /**
@@ -27,9 +38,14 @@ function configFromScript(script) {
  */
 export function install(baseURL, script) {
   const { config, boot, keepNative } = configFromScript(script);
-  const client = new Client(new WorkerTransport(new URL('worker.mjs', baseURL).href), config);
+  // The worker's URL is read when the runtime starts: assetsURL may be configured until then.
+  const workerURL = () => {
+    const assets = new URL(client.config.assetsURL ?? baseURL, document.baseURI).href;
+    return new URL('worker.mjs', assets.endsWith('/') ? assets : `${assets}/`).href;
+  };
+  const client = new Client(new WorkerTransport(workerURL), config);
   const globals = installGlobals(client, keepNative);
-  installRuntime(client);
+  installRuntime(client, { cache: true });
   if (boot !== 'lazy') client.start();
   return globals;
 }
@@ -39,8 +55,10 @@ export function install(baseURL, script) {
  * start, and the model's speed. In the extension the engine's model is the
  * extension's (its options page); the page-side rules (toolCallResults) are the page's.
  * @param {Client} client
+ * @param {{cache?: boolean}} [parts] `cache`: the page's model cache (not in the
+ *   extension, whose cache its options page manages)
  */
-export function installRuntime(client) {
+export function installRuntime(client, { cache = false } = {}) {
   const runtime = {
     /** Choose the model ({model, dtype, device, contextWindow}) before the first call. */
     configure: (options) => client.configure(options),
@@ -53,6 +71,15 @@ export function installRuntime(client) {
       });
     }),
   };
+  if (cache) {
+    // The worker is of the page's origin, so the page sees the same CacheStorage.
+    runtime.cache = {
+      /** The cached model files: [{url, bytes}]. */
+      list: () => listCached(),
+      /** Drop every cached model file (the next create() downloads again). */
+      clear: () => clearCached(),
+    };
+  }
   Object.defineProperty(globalThis, 'promptAPIRuntime', { value: runtime, configurable: true });
 }
 

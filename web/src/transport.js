@@ -16,7 +16,7 @@ export class WorkerTransport {
   #worker = null;
   #url;
 
-  /** @param {string} url the runtime worker's script */
+  /** @param {string | (() => string)} url the runtime worker's script (read at start) */
   constructor(url) {
     this.#url = url;
   }
@@ -27,7 +27,7 @@ export class WorkerTransport {
    */
   start(onMessage, onFailure) {
     if (this.#worker) return;
-    const worker = createWorker(this.#url);
+    const worker = createWorker(typeof this.#url === 'function' ? this.#url() : this.#url);
     worker.onmessage = (event) => onMessage(event.data);
     worker.onerror = (event) => {
       event.preventDefault();

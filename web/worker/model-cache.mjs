@@ -2,13 +2,32 @@
 // at every later start, with no request. The cache belongs to the worker's origin:
 // a page's own, or the extension's, which every site then shares. Where there is
 // no CacheStorage (an insecure context) files are simply fetched.
+//
+// A cached file carries its size (a cut write is detected and fetched again) and
+// its ETag. Once a model has loaded from the cache, its files are revalidated in
+// the background, at most once a day by default (HEAD requests): a file whose ETag
+// or size changed is dropped, so the next load fetches it again.
 
 export const CACHE_NAME = 'prompt-api-runtime-models';
-/** The byte count a cached file must have; a shorter one (a cut write) is fetched again. */
-const SIZE_HEADER = 'X-Prompt-API-Size';
+const SIZE = 'X-Prompt-API-Size';
+const ETAG = 'X-Prompt-API-ETag';
 /** The key of the marker kept for a file the server does not have (an optional file). */
 const MISSING = 'prompt-api-missing';
-const missingKey = (url) => `${url}${url.includes('?') ? '&' : '?'}${MISSING}`;
+/** The key of the time a folder's files were last revalidated. */
+const CHECKED = 'prompt-api-checked';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const keyFor = (url, marker) => `${url}${url.includes('?') ? '&' : '?'}${marker}`;
+
+/** How often cached files are revalidated: 'daily' (default), 'always' or 'never'. */
+let revalidation = 'daily';
+/** Files this worker downloaded: current by definition, not revalidated. */
+const downloaded = new Set();
+
+/** @param {string} [policy] */
+export function setRevalidation(policy) {
+  revalidation = policy === 'always' || policy === 'never' ? policy : 'daily';
+}
 
 async function openCache() {
   try {
@@ -23,22 +42,31 @@ async function cachedBlob(cache, url) {
   const hit = await cache.match(url);
   if (!hit) return null;
   const blob = await hit.blob();
-  if (String(blob.size) === hit.headers.get(SIZE_HEADER)) return blob;
+  if (String(blob.size) === hit.headers.get(SIZE)) return blob;
   await cache.delete(url);
   return null;
 }
 
-async function store(cache, url, bytes, contentType) {
-  const headers = { [SIZE_HEADER]: String(bytes.byteLength), 'Content-Type': contentType || 'application/octet-stream' };
+async function store(cache, url, bytes, response) {
+  const headers = {
+    [SIZE]: String(bytes.byteLength),
+    'Content-Type': response?.headers.get('Content-Type') || 'application/octet-stream',
+  };
+  const etag = response?.headers.get('ETag');
+  if (etag) headers[ETAG] = etag;
   try {
     await cache.put(url, new Response(bytes, { headers }));
   } catch (error) {
-    // The file was downloaded: the model still loads, but will be fetched again.
-    console.warn(`Prompt API runtime: ${url} could not be cached (${error?.name ?? error}).`);
+    // The file was downloaded: the model still loads, but is fetched again next time.
+    const why = error?.name === 'QuotaExceededError'
+      ? `the storage quota is exceeded (${(bytes.byteLength / 2 ** 20).toFixed(1)} MiB)` : String(error);
+    console.warn(`Prompt API runtime: ${url} is not cached: ${why}.`);
   }
 }
 
-async function download(url, onProgress) {
+const markMissing = (cache, url) => store(cache, keyFor(url, MISSING), new Uint8Array(0), null);
+
+async function download(url, onBytes) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   const total = Number(response.headers.get('Content-Length')) || 0;
@@ -50,7 +78,7 @@ async function download(url, onProgress) {
     if (done) break;
     parts.push(value);
     loaded += value.length;
-    if (total) onProgress?.(loaded / total);
+    onBytes?.(loaded, total);
   }
   const bytes = new Uint8Array(loaded);
   let offset = 0;
@@ -58,25 +86,27 @@ async function download(url, onProgress) {
     bytes.set(part, offset);
     offset += part.length;
   }
-  return { bytes, contentType: response.headers.get('Content-Type') };
+  return { bytes, response };
 }
 
 /**
  * The bytes of the model file at `url`, from the cache or downloaded (then cached).
+ * `onBytes(loaded, total)` follows the download (total 0 when the server gives none).
  * @param {string} url
- * @param {(fraction: number) => void} [onProgress]
+ * @param {(loaded: number, total: number) => void} [onBytes]
  * @returns {Promise<Uint8Array>}
  */
-export async function modelBytes(url, onProgress) {
+export async function modelBytes(url, onBytes) {
   const cache = await openCache();
   const blob = cache && await cachedBlob(cache, url);
   if (blob) {
-    onProgress?.(1);
+    onBytes?.(blob.size, blob.size);
     return new Uint8Array(await blob.arrayBuffer());
   }
-  const { bytes, contentType } = await download(url, onProgress);
+  const { bytes, response } = await download(url, onBytes);
+  downloaded.add(url);
   // Written in the background: the model's load need not wait for the disk.
-  if (cache) store(cache, url, bytes, contentType);
+  if (cache) store(cache, url, bytes, response);
   return bytes;
 }
 
@@ -90,32 +120,91 @@ export async function modelText(url) {
   if (cache) {
     const blob = await cachedBlob(cache, url);
     if (blob) return blob.text();
-    if (await cache.match(missingKey(url))) return null;
+    if (await cache.match(keyFor(url, MISSING))) return null;
   }
   const response = await fetch(url);
   if (response.status === 404) {
-    if (cache) await store(cache, missingKey(url), new Uint8Array(0), 'text/plain');
+    if (cache) await markMissing(cache, url);
     return null;
   }
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   const bytes = new Uint8Array(await response.arrayBuffer());
-  if (cache) await store(cache, url, bytes, response.headers.get('Content-Type'));
+  downloaded.add(url);
+  if (cache) await store(cache, url, bytes, response);
   return new TextDecoder().decode(bytes);
 }
 
 /**
- * Whether the server has the file at `url` (a HEAD request, remembered either way).
+ * The size of the file at `url`, or null when the server does not have it
+ * (answered from the cache when it knows; else a HEAD request, a miss remembered).
  * @param {string} url
+ * @returns {Promise<number | null>}
  */
-export async function modelFileExists(url) {
+export async function modelFileSize(url) {
   const cache = await openCache();
   if (cache) {
-    if (await cache.match(url)) return true;
-    if (await cache.match(missingKey(url))) return false;
+    const hit = await cache.match(url);
+    if (hit) return Number(hit.headers.get(SIZE));
+    if (await cache.match(keyFor(url, MISSING))) return null;
   }
   const response = await fetch(url, { method: 'HEAD' });
-  if (!response.ok && cache) await store(cache, missingKey(url), new Uint8Array(0), 'text/plain');
-  return response.ok;
+  if (!response.ok) {
+    if (cache && response.status === 404) await markMissing(cache, url);
+    return null;
+  }
+  return Number(response.headers.get('Content-Length')) || 0;
+}
+
+/**
+ * Whether every one of `urls` is cached, or known to be missing: the model needs
+ * no download (availability() says "available").
+ * @param {string[]} urls
+ */
+export async function modelCached(urls) {
+  const cache = await openCache();
+  if (!cache) return false;
+  for (const url of urls) {
+    if (!(await cache.match(url)) && !(await cache.match(keyFor(url, MISSING)))) return false;
+  }
+  return true;
+}
+
+/**
+ * Revalidate the cached files among `urls` (a folder's, loaded from the cache), in
+ * the background and as the policy allows: one whose ETag or size changed on the
+ * server is dropped, so the next load fetches it again. Resolves when done.
+ * @param {string} folder the folder's base URL (the key of its last check)
+ * @param {string[]} urls
+ */
+export async function revalidate(folder, urls) {
+  try {
+    await revalidateFiles(folder, urls);
+  } catch (error) {
+    console.warn(`Prompt API runtime: revalidating ${folder} failed: ${error}`);
+  }
+}
+
+async function revalidateFiles(folder, urls) {
+  const cache = await openCache();
+  if (!cache || revalidation === 'never') return;
+  const checkedKey = keyFor(folder, CHECKED);
+  const checked = await cache.match(checkedKey);
+  if (revalidation === 'daily' && checked && Date.now() - Number(await checked.text()) < DAY_MS) return;
+  await cache.put(checkedKey, new Response(String(Date.now())));
+  for (const url of urls) {
+    const hit = !downloaded.has(url) && await cache.match(url);
+    if (!hit) continue;
+    try {
+      const response = await fetch(url, { method: 'HEAD' });
+      const etag = response.headers.get('ETag');
+      const size = response.headers.get('Content-Length');
+      const changed = !response.ok || (etag && etag !== hit.headers.get(ETAG))
+        || (size && size !== hit.headers.get(SIZE));
+      if (changed) await cache.delete(url);
+    } catch {
+      // Offline: keep what is cached.
+    }
+  }
 }
 
 /**
@@ -127,9 +216,10 @@ export async function listCached() {
   if (!cache) return [];
   const entries = [];
   for (const request of await cache.keys()) {
-    if (request.url.endsWith(MISSING)) continue;
     const response = await cache.match(request);
-    entries.push({ url: request.url, bytes: Number(response?.headers.get(SIZE_HEADER)) || 0 });
+    const size = response?.headers.get(SIZE);
+    if (size === null || size === undefined || request.url.endsWith(MISSING)) continue;
+    entries.push({ url: request.url, bytes: Number(size) });
   }
   return entries;
 }

@@ -5,7 +5,7 @@
 // mask (grammar.mjs, XGrammar) is applied here too.
 
 import { ModelGrammars, applyBitmask } from './grammar.mjs';
-import { modelBytes, modelFileExists } from './model-cache.mjs';
+import { modelBytes, modelFileSize } from './model-cache.mjs';
 
 // Bundled into dist/worker.mjs: the ORT files are in dist/ort/, XGrammar's in dist/xgrammar/.
 const base = new URL('./', import.meta.url);
@@ -122,16 +122,22 @@ export async function createOrtBackend({
   modelURL, file, device, threads, kvHeads, headDim, kvType, onProgress,
 }) {
   const url = new URL(file, modelURL).href;
-  const [ort, model, hasExternalData] = await Promise.all([
-    startOrt({ device, threads }),
-    modelBytes(url, onProgress),
-    modelFileExists(`${url}_data`),
+  const ortReady = startOrt({ device, threads });
+  // Progress runs over the bytes of the model and of its external weights, if any.
+  const dataSize = await modelFileSize(`${url}_data`);
+  const totals = [0, dataSize ?? 0];
+  const loaded = [0, 0];
+  const track = (index) => (bytes, total) => {
+    loaded[index] = bytes;
+    if (total) totals[index] = total;
+    if (totals[0]) onProgress?.(Math.min(1, (loaded[0] + loaded[1]) / (totals[0] + totals[1])));
+  };
+  const [ort, model, data] = await Promise.all([
+    ortReady,
+    modelBytes(url, track(0)),
+    dataSize === null ? null : modelBytes(`${url}_data`, track(1)),
   ]);
-  const externalData = [];
-  if (hasExternalData) {
-    const name = file.split('/').pop();
-    externalData.push({ path: `${name}_data`, data: await modelBytes(`${url}_data`) });
-  }
+  const externalData = data ? [{ path: `${file.split('/').pop()}_data`, data }] : [];
   const session = await ort.InferenceSession.create(model, {
     executionProviders: [device],
     externalData,

@@ -5,7 +5,7 @@
 // BUILD is defined by build/build.py.
 
 /* global BUILD */
-import { modelText } from './model-cache.mjs';
+import { modelCached, modelText, revalidate, setRevalidation } from './model-cache.mjs';
 
 const base = new URL('.', import.meta.url);
 const queue = [];
@@ -83,7 +83,9 @@ async function init(text, config) {
       ({ createOrtBackend: createBackend } = await ortBackend);
     }
     const host = pyodide.pyimport('py_runtime.hosts.pyodide');
-    engine = host.start(text, (reply) => self.postMessage(reply), createBackend, modelText);
+    setRevalidation(config.cacheRevalidation);
+    const files = { text: modelText, cached: modelCached, revalidate };
+    engine = host.start(text, (reply) => self.postMessage(reply), createBackend, files);
   } catch (error) {
     const message = `The Prompt API runtime failed to start: ${error?.message ?? error}`;
     /** @type {import('../src/protocol.js').BootError} */

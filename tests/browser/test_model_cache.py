@@ -1,0 +1,158 @@
+"""Model caching in the page (web/worker/model-cache.mjs): the first create() downloads
+with progress over the bytes; every later load reads the Cache API with no request for
+the model's files, and availability() says "available" (no user activation needed); a
+cut or changed file is fetched again; promptAPIRuntime.cache lists and clears."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page
+
+from py_runtime.devtools.server import StaticServer
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DIST = REPO_ROOT / "dist"
+FIXTURE = REPO_ROOT / "tests" / "fixtures" / "tiny-qwen2-toolcall"
+ANSWER = "Hello! How can I help you today?"
+
+pytestmark = pytest.mark.needs_files(
+    DIST / "language-model.js", reason="dist/ is missing: run `python3 build/build.py`"
+)
+
+
+def page_html(revalidation: str = "daily") -> bytes:
+    return (
+        '<!doctype html><meta charset=utf-8><script src="/_lm/language-model.js" '
+        f'data-model="/model/" data-dtype="q4" data-cache-revalidation="{revalidation}">'
+        "</script><button id=go>go</button>"
+    ).encode()
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    """A copy of the fixture, which a test may change."""
+    folder = tmp_path / "model"
+    shutil.copytree(FIXTURE, folder, ignore=shutil.ignore_patterns("model_*f16*", "model_int8*"))
+    return folder
+
+
+@pytest.fixture
+def site(model: Path) -> Iterator[StaticServer]:
+    files = {"/daily.html": page_html(), "/always.html": page_html("always")}
+    with StaticServer({"/_lm/": DIST, "/model/": model}, files) as server:
+        yield server
+
+
+def model_requests(server: StaticServer) -> list[tuple[str, str]]:
+    return [(method, path) for method, path in server.requests if path.startswith("/model/")]
+
+
+LOAD = """async () => {
+  const before = await LanguageModel.availability();
+  const progress = [];
+  const session = await LanguageModel.create({
+    samplingMode: 'most-predictable',
+    monitor: (m) => m.addEventListener('downloadprogress', (e) => progress.push(e.loaded)),
+  });
+  return {before, progress, answer: await session.prompt('Hello!'),
+          after: await LanguageModel.availability()};
+}"""
+
+
+def test_a_warm_load_makes_no_request_and_needs_no_activation(page: Page, site: StaticServer):
+    page.goto(f"{site.url}/daily.html")
+    page.click("#go")  # the first create() downloads: it needs activation
+    cold = page.evaluate(LOAD)
+    assert cold["before"] == "downloadable"
+    assert cold["answer"] == ANSWER
+    assert cold["after"] == "available"
+    assert cold["progress"][0] == 0 and cold["progress"][-1] == 1
+    assert cold["progress"] == sorted(cold["progress"]), "progress only grows"
+    assert len(cold["progress"]) > 2, "progress follows the bytes"
+    downloaded = model_requests(site)
+    assert ("GET", "/model/onnx/model_q4.onnx") in downloaded
+    # The cache is written in the background: wait until the model file is in it.
+    page.wait_for_function(
+        "async () => (await promptAPIRuntime.cache.list()).some((f) => f.url.endsWith('.onnx'))"
+    )
+    site.requests.clear()
+    page.reload()
+    # No click: a cached model is "available", so create() needs no activation.
+    warm = page.evaluate(LOAD)
+    assert warm["before"] == "available"
+    assert warm["answer"] == ANSWER
+    time.sleep(0.5)  # a background revalidation would show by now
+    assert model_requests(site) == [], "a warm load sends no request for the model's files"
+
+
+def test_a_cut_cached_file_is_fetched_again(page: Page, site: StaticServer):
+    page.goto(f"{site.url}/daily.html")
+    page.click("#go")
+    assert page.evaluate(LOAD)["answer"] == ANSWER
+    page.wait_for_function(
+        "async () => (await promptAPIRuntime.cache.list()).some((f) => f.url.endsWith('.onnx'))"
+    )
+    # Cut the cached model file short, keeping the size recorded with it.
+    page.evaluate(
+        """async () => {
+          const cache = await caches.open('prompt-api-runtime-models');
+          const url = new URL('/model/onnx/model_q4.onnx', location.href).href;
+          const hit = await cache.match(url);
+          const bytes = new Uint8Array(await hit.arrayBuffer());
+          await cache.put(url, new Response(bytes.slice(0, 1000), {headers: hit.headers}));
+        }"""
+    )
+    site.requests.clear()
+    page.reload()
+    page.click("#go")
+    assert page.evaluate(LOAD)["answer"] == ANSWER
+    assert model_requests(site) == [("GET", "/model/onnx/model_q4.onnx")]
+
+
+def test_a_changed_file_is_fetched_again(page: Page, site: StaticServer, model: Path):
+    page.goto(f"{site.url}/always.html")
+    page.click("#go")
+    assert page.evaluate(LOAD)["answer"] == ANSWER
+    page.wait_for_function(
+        "async () => (await promptAPIRuntime.cache.list()).some((f) => f.url.endsWith('.onnx'))"
+    )
+    config = model / "config.json"
+    config.write_text(config.read_text() + "\n")  # a new version: its ETag changes
+    page.reload()
+    assert page.evaluate(LOAD)["answer"] == ANSWER  # from the cache; revalidated after
+    page.wait_for_function(
+        """async () => !(await promptAPIRuntime.cache.list())
+             .some((f) => f.url.endsWith('/model/config.json'))"""
+    )
+    site.requests.clear()
+    page.reload()
+    page.click("#go")
+    assert page.evaluate(LOAD)["answer"] == ANSWER
+    gets = [path for method, path in model_requests(site) if method == "GET"]
+    assert gets == ["/model/config.json"], "only the changed file is downloaded again"
+
+
+def test_the_page_lists_and_clears_its_cache(page: Page, site: StaticServer):
+    page.goto(f"{site.url}/daily.html")
+    assert page.evaluate("promptAPIRuntime.cache.list()") == []
+    page.click("#go")
+    page.evaluate(LOAD)
+    page.wait_for_function(
+        "async () => (await promptAPIRuntime.cache.list()).some((f) => f.url.endsWith('.onnx'))"
+    )
+    listed = {
+        e["url"].removeprefix(site.url): e["bytes"]
+        for e in page.evaluate("promptAPIRuntime.cache.list()")
+    }
+    model_file = FIXTURE / "onnx" / "model_q4.onnx"
+    assert listed["/model/onnx/model_q4.onnx"] == model_file.stat().st_size
+    assert listed["/model/tokenizer.json"] == (FIXTURE / "tokenizer.json").stat().st_size
+    page.evaluate("promptAPIRuntime.cache.clear()")
+    assert page.evaluate("promptAPIRuntime.cache.list()") == []
+    page.reload()
+    assert page.evaluate("LanguageModel.availability()") == "downloadable"
