@@ -57,11 +57,12 @@ FOLDER_FILES = (
 
 class WebFiles:
     """Files under the model's base URL, read by the worker through its model cache
-    (``js_files``: model-cache.mjs's ``text`` and ``cached``)."""
+    (``js_files``: model-cache.mjs's ``text``, ``states`` and ``revalidate``)."""
 
     def __init__(self, base_url: str, js_files: Any, onnx_file: str) -> None:
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
         self._js = js_files
+        #: The files a load reads: the folder's, the ONNX file and its external weights.
         self._names = [*FOLDER_FILES, onnx_file, onnx_file + "_data"]
 
     async def read_text(self, name: str) -> str | None:
@@ -75,7 +76,10 @@ class WebFiles:
         return to_js([self.base_url + name for name in self._names])
 
     async def cached(self) -> bool:
-        return bool(await self._js.cached(self._urls()))
+        """Every file a load reads is cached (or known to be missing)."""
+        states = [str(state) for state in await self._js.states(self._urls())]
+        *folder, onnx, data = states
+        return "unknown" not in folder and onnx == "cached" and data != "unknown"
 
     def revalidate(self) -> None:
         """Start revalidating the cached files (model-cache.mjs; never rejects)."""

@@ -71,22 +71,22 @@ async function download(url, onBytes) {
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   const total = Number(response.headers.get('Content-Length')) || 0;
   const reader = response.body.getReader();
-  const parts = [];
+  // One buffer of the announced size, filled as chunks arrive: never the file twice.
+  let bytes = new Uint8Array(total);
   let loaded = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    parts.push(value);
+    if (loaded + value.length > bytes.length) { // no (or a wrong) Content-Length: grow
+      const grown = new Uint8Array(Math.max(2 * bytes.length, loaded + value.length));
+      grown.set(bytes.subarray(0, loaded));
+      bytes = grown;
+    }
+    bytes.set(value, loaded);
     loaded += value.length;
     onBytes?.(loaded, total);
   }
-  const bytes = new Uint8Array(loaded);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return { bytes, response };
+  return { bytes: loaded === bytes.length ? bytes : bytes.slice(0, loaded), response };
 }
 
 /**
@@ -156,17 +156,20 @@ export async function modelFileSize(url) {
 }
 
 /**
- * Whether every one of `urls` is cached, or known to be missing: the model needs
- * no download (availability() says "available").
+ * What the cache knows of each of `urls`: 'cached', 'missing' (the server has none)
+ * or 'unknown'. A model whose files are all known needs no download.
  * @param {string[]} urls
+ * @returns {Promise<string[]>}
  */
-export async function modelCached(urls) {
+export async function modelCacheStates(urls) {
   const cache = await openCache();
-  if (!cache) return false;
+  const states = [];
   for (const url of urls) {
-    if (!(await cache.match(url)) && !(await cache.match(keyFor(url, MISSING)))) return false;
+    if (cache && await cache.match(url)) states.push('cached');
+    else if (cache && await cache.match(keyFor(url, MISSING))) states.push('missing');
+    else states.push('unknown');
   }
-  return true;
+  return states;
 }
 
 /**

@@ -83,6 +83,9 @@ function penalize(logits, ids, penalty, penalized = logits.slice()) {
   return penalized;
 }
 
+/** Positions per forward pass of a long input (see OrtBackend.forward). */
+const PREFILL_CHUNK = 128;
+
 // A one-node model (Identity of a float[1]; onnx.helper.make_model, IR 8, opset 13),
 // to start ONNX Runtime before the model is known: its first session pays for the
 // runtime's own start (wasm instantiation, its thread pool), about 0.8 s here.
@@ -280,9 +283,21 @@ export class OrtBackend {
     cache.ids.length = keep;
   }
 
+  /**
+   * Run `ids` through the model after the cache's positions. A long input goes in
+   * chunks of PREFILL_CHUNK positions: the exported graph computes logits for every
+   * position (positions x vocabulary floats), which one pass over a long prompt
+   * would hold at once.
+   */
   async forward(handle, ids) {
     const cache = this.#caches.get(handle);
     await this.#applyTruncation(cache);
+    for (let start = 0; start < ids.length; start += PREFILL_CHUNK) {
+      await this.#forwardChunk(cache, ids.slice(start, start + PREFILL_CHUNK));
+    }
+  }
+
+  async #forwardChunk(cache, ids) {
     const count = ids.length;
     const total = cache.length + count;
     const Tensor = this.#ort.Tensor;

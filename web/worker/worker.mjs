@@ -5,7 +5,7 @@
 // BUILD is defined by build/build.py.
 
 /* global BUILD */
-import { modelCached, modelText, revalidate, setRevalidation } from './model-cache.mjs';
+import { modelCacheStates, modelText, revalidate, setRevalidation } from './model-cache.mjs';
 
 const base = new URL('.', import.meta.url);
 const queue = [];
@@ -84,7 +84,7 @@ async function init(text, config) {
     }
     const host = pyodide.pyimport('py_runtime.hosts.pyodide');
     setRevalidation(config.cacheRevalidation);
-    const files = { text: modelText, cached: modelCached, revalidate };
+    const files = { text: modelText, states: modelCacheStates, revalidate };
     engine = host.start(text, (reply) => self.postMessage(reply), createBackend, files);
   } catch (error) {
     const message = `The Prompt API runtime failed to start: ${error?.message ?? error}`;

@@ -1,0 +1,100 @@
+"""ONNX Runtime Web's session creation, option by option, in headless Chromium (wasm,
+cross-origin isolated, every core): the time of ``InferenceSession.create()`` on the
+model's bytes (already in memory) and of a decode step after it, per variant, so that
+what an option saves at start is weighed against what it costs per token.
+
+    python3 bench/ort_session_page.py [--model smollm2|DIR] [--dtype fp32] [--steps 16]
+
+Needs dist/ (its ORT files). Prints markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from py_runtime.devtools import models  # noqa: E402
+from py_runtime.devtools.browser import launch_args  # noqa: E402
+from py_runtime.devtools.server import StaticServer  # noqa: E402
+from py_runtime.engine.vocabulary import model_file  # noqa: E402
+
+FOLD = {"session": {"disable_quant_qdq": "1"}}
+ORT_FORMAT = {
+    "session": {"use_ort_model_bytes_directly": "1", "use_ort_model_bytes_for_initializers": "1"}
+}
+VARIANTS = [
+    (
+        "ORT format, bytes used in place",
+        {"graphOptimizationLevel": "disabled", "extra": ORT_FORMAT},
+    ),
+    (
+        "the product's: all optimizations, QDQ fold",
+        {"graphOptimizationLevel": "all", "extra": FOLD},
+    ),
+    (
+        "all optimizations, no prepacking",
+        {
+            "graphOptimizationLevel": "all",
+            "extra": {"session": {"disable_quant_qdq": "1", "disable_prepacking": "1"}},
+        },
+    ),
+    ("extended", {"graphOptimizationLevel": "extended", "extra": FOLD}),
+    ("basic", {"graphOptimizationLevel": "basic", "extra": FOLD}),
+    ("disabled", {"graphOptimizationLevel": "disabled"}),
+    (
+        "all, no memory pattern, no arena",
+        {
+            "graphOptimizationLevel": "all",
+            "extra": FOLD,
+            "enableMemPattern": False,
+            "enableCpuMemArena": False,
+        },
+    ),
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="smollm2")
+    parser.add_argument("--dtype", default="fp32")
+    parser.add_argument("--steps", type=int, default=16)
+    parser.add_argument("--file", help="the model file in the folder (default: the dtype's)")
+    args = parser.parse_args()
+    folder = Path(models.resolve(args.model) or args.model)
+    config = json.loads((folder / "config.json").read_text())
+    heads = config["num_attention_heads"]
+    dim = config.get("head_dim") or config["hidden_size"] // heads
+    kv = {"heads": config.get("num_key_value_heads", heads), "dim": dim}
+    from playwright.sync_api import sync_playwright
+
+    mounts = {"/dist/": ROOT / "dist", "/model/": folder, "/": ROOT / "bench" / "pages"}
+    with StaticServer(mounts) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_args())
+        rows = []
+        for name, options in VARIANTS:  # a fresh page per variant: a fresh wasm memory
+            page = browser.new_page()
+            page.goto(f"{server.url}/ort-session.html")
+            page.wait_for_function("() => window.ready === true")
+            page.evaluate("(kv) => { window.kvShape = kv; }", kv)
+            job = {
+                "url": f"/model/{args.file or model_file(args.dtype)}",
+                "variants": [{"name": name, "options": options}],
+                "decodeSteps": args.steps,
+            }
+            rows += page.evaluate("(job) => measure(job)", job)
+            page.close()
+        browser.close()
+    print(f"## {folder.name} {args.dtype}: InferenceSession.create() and a decode step\n")
+    print("| variant | create ms | decode step ms |\n| --- | ---: | ---: |")
+    for row in rows:
+        print(f"| {row['name']} | {row['createMs']:.0f} | {row['stepMs']:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
