@@ -9,14 +9,15 @@ endpoint. The CPython host (``cpython.py``) is its counterpart for tests and too
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, cast
 
 from ..engine.endpoint import Endpoint, Post
 from ..engine.errors import error_to_wire, operation_error
 from ..engine.grammar import Grammar, GrammarError
 from ..engine.protocol import BootError, Config, Init
 from ..engine.runtime import Runtime
-from ..engine.vocabulary import HALF_KV_DTYPES, Sampling, model_file
+from ..engine.vocabulary import DTYPES, HALF_KV_DTYPES, Dtype, Sampling, model_file
 from ..engine.wire import decode_request, encode
 from ..models.backend import Backend
 from ..models.base import ModelAdapter, ProgressCallback
@@ -55,35 +56,62 @@ FOLDER_FILES = (
 )
 
 
+#: A folder's advice (``python -m py_runtime models prepare`` writes it from the
+#: model's dtype table): the dtype to load on each device when the page names none.
+ADVICE_FILE = "prompt_api.json"
+
+
 class WebFiles:
     """Files under the model's base URL, read by the worker through its model cache
-    (``js_files``: model-cache.mjs's ``text``, ``states`` and ``revalidate``)."""
+    (``js_files``: model-cache.mjs's ``text``, ``states`` and ``revalidate``). The ONNX
+    file is the configured dtype's, else the one the folder advises for ``device``, else
+    q8 on wasm and fp32 on WebGPU."""
 
-    def __init__(self, base_url: str, js_files: Any, onnx_file: str) -> None:
+    def __init__(self, base_url: str, js_files: Any, dtype: str | None, device: str) -> None:
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
         self._js = js_files
-        #: The files a load reads: the folder's, the ONNX file and its external weights.
-        self._names = [*FOLDER_FILES, onnx_file, onnx_file + "_data"]
+        self._dtype = dtype
+        self._device = device
+        #: Whether the folder's advice chooses the dtype (then it is one of the files read).
+        self._dtype_advised = dtype is None
 
     async def read_text(self, name: str) -> str | None:
         text = await self._js.text(self.base_url + name)
         # A missing file is JS null, which Pyodide gives as ``jsnull``, not None.
         return text if isinstance(text, str) else None
 
-    def _urls(self) -> Any:
+    async def dtype(self) -> str:
+        """The dtype to load (the advice is read once, through the cache)."""
+        if self._dtype is None:
+            advised = None
+            text = await self.read_text(ADVICE_FILE)
+            try:
+                advised = json.loads(text)["defaultDtype"][self._device] if text else None
+            except (ValueError, KeyError, TypeError):
+                advised = None
+            fallback = "fp32" if self._device == "webgpu" else "q8"
+            self._dtype = advised if advised in DTYPES else fallback
+        return self._dtype
+
+    async def _urls(self) -> Any:
+        """Every file a load reads: the folder's (the advice when it is read), the
+        ONNX file and its external weights."""
         from pyodide.ffi import to_js
 
-        return to_js([self.base_url + name for name in self._names])
+        onnx_file = model_file(cast(Dtype, await self.dtype()))
+        advice = [ADVICE_FILE] if self._dtype_advised else []
+        names = [*FOLDER_FILES, *advice, onnx_file, onnx_file + "_data"]
+        return to_js([self.base_url + name for name in names])
 
     async def cached(self) -> bool:
         """Every file a load reads is cached (or known to be missing)."""
-        states = [str(state) for state in await self._js.states(self._urls())]
+        states = [str(state) for state in await self._js.states(await self._urls())]
         *folder, onnx, data = states
         return "unknown" not in folder and onnx == "cached" and data != "unknown"
 
-    def revalidate(self) -> None:
+    async def revalidate(self) -> None:
         """Start revalidating the cached files (model-cache.mjs; never rejects)."""
-        self._js.revalidate(self.base_url, self._urls())
+        self._js.revalidate(self.base_url, await self._urls())
 
 
 class WebBackend:
@@ -156,10 +184,9 @@ def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
     """The page's model: ``config`` holds ``model`` (a base URL), ``dtype``, ``device``
     and ``contextWindow`` (a cap); ``create_backend`` is ort-backend.mjs's factory."""
     base_url = config["model"]
-    dtype = config.get("dtype") or ("fp32" if config.get("device") == "webgpu" else "q8")
     device = config.get("device") or "wasm"
     cap = int(config["contextWindow"]) if config.get("contextWindow") else None
-    files = WebFiles(base_url, js_files, model_file(dtype))
+    files = WebFiles(base_url, js_files, config.get("dtype"), device)
 
     async def make_backend(model_config: dict[str, Any], on_progress: ProgressCallback) -> Backend:
         from js import Object
@@ -173,9 +200,10 @@ def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
                 f"The model file config.json has no usable attention shape ({error})."
             ) from None
         progress = create_proxy(on_progress)
+        dtype = await files.dtype()
         options = {
             "modelURL": files.base_url,
-            "file": model_file(dtype),
+            "file": model_file(cast(Dtype, dtype)),
             "device": device,
             "threads": int(config.get("threads") or 0),
             "kvHeads": int(model_config.get("num_key_value_heads", heads)),
@@ -187,7 +215,7 @@ def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
             js_backend = await create_backend(to_js(options, dict_converter=Object.fromEntries))
         finally:
             progress.destroy()
-        files.revalidate()  # in the background: a changed file is fetched at the next load
+        await files.revalidate()  # in the background: a changed file is fetched next load
         return WebBackend(js_backend)
 
     return CausalLM(files, make_backend, cap)

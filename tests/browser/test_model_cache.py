@@ -5,6 +5,7 @@ cut or changed file is fetched again; promptAPIRuntime.cache lists and clears.""
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Iterator
@@ -156,3 +157,23 @@ def test_the_page_lists_and_clears_its_cache(page: Page, site: StaticServer):
     assert page.evaluate("promptAPIRuntime.cache.list()") == []
     page.reload()
     assert page.evaluate("LanguageModel.availability()") == "downloadable"
+
+
+@pytest.mark.parametrize(("advice", "expected"), [(None, "model_quantized"), ("q4", "model_q4")])
+def test_without_a_dtype_the_folders_advice_chooses_the_file(
+    page: Page, site: StaticServer, model: Path, advice: str | None, expected: str
+):
+    """`prompt_api.json` (written by `models prepare` from the dtype table) names the
+    dtype to load when the page names none; without it, q8 on wasm."""
+    if advice:
+        (model / "prompt_api.json").write_text(json.dumps({"defaultDtype": {"wasm": advice}}))
+    site.add_file(
+        "/plain.html",
+        b'<!doctype html><script src="/_lm/language-model.js" data-model="/model/"></script>'
+        b"<button id=go>go</button>",
+    )
+    page.goto(f"{site.url}/plain.html")
+    page.click("#go")
+    assert page.evaluate(LOAD)["answer"] == ANSWER
+    onnx = [path for method, path in model_requests(site) if path.endswith(".onnx")]
+    assert onnx == [f"/model/onnx/{expected}.onnx"]

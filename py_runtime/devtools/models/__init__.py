@@ -89,7 +89,18 @@ def prepare(name: str, force: bool = False) -> Path:
         script, _ = MODELS[name]
         subprocess.run([str(tools_python()), str(HERE / script), str(folder(name))], check=True)
         print(f"Prepared {name} in {time.perf_counter() - started:.0f} s.", file=sys.stderr)
+    write_advice(name)
     return folder(name)
+
+
+def write_advice(name: str) -> None:
+    """The folder's ``prompt_api.json``: the dtype the runtime loads on each device when
+    a page names none, from the model's dtype table (README "SmolLM2")."""
+    advice = {"defaultDtype": {"wasm": DEFAULT_DTYPES[name], "webgpu": DEFAULT_DTYPES[name]}}
+    path = folder(name) / "prompt_api.json"
+    text = json.dumps(advice, indent=2) + "\n"
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
 
 
 def resolve(model: str | None) -> str | None:
