@@ -64,6 +64,7 @@ def test_startup_runs_and_prints_its_table(tmp_path: Path) -> None:
             "echo, ours (boot at first call)",
             "tiny-qwen2-toolcall q8, ours",
             "tiny-qwen2-toolcall q8, Transformers.js",
+            "tiny-qwen2-toolcall q8, ours, warm cache (2nd load)",
         ]
     ]
     for variant in report["results"].values():
