@@ -3,7 +3,7 @@
 // round after round, until it answers in text (README "Closed-loop tools").
 
 import { convertPrompt, newCall } from './convert.js';
-import { runToolCalls } from './tool-scheduler.js';
+import { messageOf, runToolCalls } from './tool-scheduler.js';
 import { LanguageModelToolError, LanguageModelToolSuccess } from './tools.js';
 import { describeAny } from './webidl.js';
 
@@ -56,10 +56,6 @@ function responseFor(call, value) {
 
 function errorFor(call, errorMessage) {
   return new LanguageModelToolError({ callId: call.callId, name: call.name, errorMessage });
-}
-
-function messageOf(error) {
-  return typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
 }
 
 /**

@@ -37,9 +37,9 @@ export const ABORTED_BEFORE_DISPATCH = 'AbortError: the prompt was aborted befor
 /** The errorMessage of a call that was not run because the scheduler failed. */
 export const FAILED_BEFORE_DISPATCH = 'OperationError: the tool loop failed before this call was dispatched.';
 
-function messageOf(error) {
-  return error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)
-    ? String(error.message) : String(error);
+/** The message of a thrown value: its `message` if it has one, else the value as text. */
+export function messageOf(error) {
+  return typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
 }
 
 /**
