@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mimetypes
 import threading
+from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -39,6 +40,9 @@ MIME_TYPES: dict[str, str] = {
 
 _CHUNK = 1 << 20
 
+#: Extra response headers: the same for every path, or a function of the URL path.
+Headers = Mapping[str, str] | Callable[[str], Mapping[str, str]]
+
 
 def guess_type(path: str) -> str:
     """Return the Content-Type for a file name or URL path."""
@@ -73,8 +77,13 @@ class StaticServer:
         mounts: dict[str, Path],
         files: dict[str, Path | bytes] | None = None,
         port: int = 0,
+        headers: Headers | None = None,
     ) -> None:
+        """``headers``: sent with every answer after the isolation headers (a header of
+        the same name replaces one of those), or a function giving them per URL path
+        (e.g. a Content-Security-Policy for pages only)."""
         self._lock = threading.Lock()
+        self._headers = headers
         #: Markup put at the top of every .html file served from a mount.
         self.html_injection: bytes | None = None
         #: Every request answered, as (method, path): tests count downloads with it.
@@ -125,6 +134,11 @@ class StaticServer:
                 target = target / "index.html"
             return target if target.is_file() else None
         return None
+
+    def headers_for(self, url_path: str) -> dict[str, str]:
+        """Every header an answer for ``url_path`` carries besides its content's."""
+        extra = self._headers(url_path) if callable(self._headers) else self._headers
+        return {**ISOLATION_HEADERS, **(extra or {})}
 
     # Lifecycle -----------------------------------------------------------
 
@@ -214,7 +228,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(length))
         if etag:
             self.send_header("ETag", etag)
-        for name, value in ISOLATION_HEADERS.items():
+        url_path = unquote(urlsplit(self.path).path)
+        for name, value in self.static_server.headers_for(url_path).items():
             self.send_header(name, value)
         self.end_headers()
 

@@ -20,6 +20,7 @@ from .grammar import Grammar
 from .json_schema import check_prefix, check_response_schema, enforceable
 from .messages import Content, Message
 from .protocol import Constraint
+from .wire import page_json
 
 CONSTRAINT_INTRO = (
     '\n\nRemember to respond in JSON that follows this "JSON Schema" specification:\n'
@@ -38,7 +39,7 @@ def check_response_constraint(messages: list[Message], constraint: Constraint | 
                 "NotSupportedError", "The response constraint cannot start with the prefix."
             )
         return
-    schema = json.loads(constraint["json"])
+    schema = page_json(constraint["json"], "The response constraint")
     check_response_schema(schema)
     if prefix is not None:
         check_prefix(schema, prefix)
@@ -65,5 +66,5 @@ def response_grammar(constraint: Constraint) -> Grammar:
     cannot be held)."""
     if constraint["kind"] == "regexp":
         return Grammar("regex", js_regex.translate(constraint["source"], constraint["flags"]))
-    schema = enforceable(json.loads(constraint["json"]))
+    schema = enforceable(page_json(constraint["json"], "The response constraint"))
     return Grammar("json-schema", json.dumps(schema, ensure_ascii=False))

@@ -40,7 +40,7 @@ from .protocol import (
     Throw,
 )
 from .runtime import Runtime
-from .wire import decode_request, encode
+from .wire import MAX_MESSAGE_DEPTH, decode_request, encode, nests_deeper
 
 Post = Callable[[str], None]
 
@@ -85,6 +85,10 @@ class Endpoint:
                     control.kept.append(keep)
             case Init():
                 self._malformed(text, PromptAPIError("OperationError", "The runtime is started."))
+            case _ if message.id in self._controls:
+                # Only a broken page side reuses a running call's id: answering would
+                # reach that call's handlers, so the message is dropped.
+                print(f"[prompt-api] dropped a message: id {message.id} is in use", file=sys.stderr)
             case _:
                 control = self._controls[message.id] = Control()
                 task = asyncio.ensure_future(self._handle(message, control))
@@ -156,9 +160,11 @@ class Endpoint:
 
 def _id_of(text: str) -> int | None:
     """The ``id`` of a message that failed to decode, when it has a usable one."""
+    if nests_deeper(text, MAX_MESSAGE_DEPTH):  # never parsed: too deep for the parser
+        return None
     try:
         message = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     request_id = message.get("id") if isinstance(message, dict) else None
     return request_id if type(request_id) is int else None

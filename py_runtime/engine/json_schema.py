@@ -32,20 +32,20 @@ def check_response_schema(schema: Any, path: str = "schema") -> None:
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
     for name in kinds:
-        if name not in JSON_TYPES:
+        if not isinstance(name, str) or name not in JSON_TYPES:
             raise _unsupported(f"{path}.type {name!r} is not a JSON schema type.")
     for key in _SCHEMA_MAPS:
-        members = schema.get(key)
-        if members is None:
+        if key not in schema:
             continue
+        members = schema[key]
         if not isinstance(members, dict):
             raise _unsupported(f"{path}.{key} is not an object.")
         for name, member in members.items():
             check_response_schema(member, f"{path}.{key}.{name}")
     for key in _SCHEMA_LISTS:
-        members = schema.get(key)
-        if members is None:
+        if key not in schema:
             continue
+        members = schema[key]
         if not isinstance(members, list):
             raise _unsupported(f"{path}.{key} is not an array.")
         for index, member in enumerate(members):
@@ -54,7 +54,7 @@ def check_response_schema(schema: Any, path: str = "schema") -> None:
         if key in schema:
             check_response_schema(schema[key], f"{path}.{key}")
     required = schema.get("required")
-    if required is not None and not (
+    if "required" in schema and not (
         isinstance(required, list) and all(isinstance(r, str) for r in required)
     ):
         raise _unsupported(f"{path}.required is not an array of strings.")
@@ -82,7 +82,8 @@ def check_prefix(schema: Any, prefix: str) -> None:
         return
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if kind else list(_VALUE_STARTS)
-    if not any(text[0] in _VALUE_STARTS[k] for k in kinds if k in _VALUE_STARTS):
+    starts = [_VALUE_STARTS[k] for k in kinds if isinstance(k, str) and k in _VALUE_STARTS]
+    if not any(text[0] in start for start in starts):
         raise _unsupported("the assistant prefix cannot start a value of this schema.")
 
 
@@ -158,6 +159,24 @@ def enforceable(schema: Any, path: str = "schema") -> Any:
     """``schema`` for the grammar libraries: NotSupportedError naming the first keyword
     they cannot hold an answer to; ``pattern`` values (ECMAScript regexes) translated
     with ``js_regex.translate``."""
+    if path == "schema":  # the shapes first (a map where a map belongs, ...)
+        check_response_schema(schema)
+    return _enforceable(schema, path)
+
+
+#: Keywords whose values the grammar libraries read as they are, and what each must be.
+_VALUE_SHAPES: dict[str, tuple[type, ...]] = {
+    "pattern": (str,),
+    "format": (str,),
+    "enum": (list,),
+    "minItems": (int,),
+    "maxItems": (int,),
+    "minLength": (int,),
+    "maxLength": (int,),
+}
+
+
+def _enforceable(schema: Any, path: str) -> Any:
     if isinstance(schema, bool):
         return schema
     if not isinstance(schema, dict):
@@ -169,13 +188,18 @@ def enforceable(schema: Any, path: str = "schema") -> Any:
             continue
         if key not in ENFORCED:
             raise _unsupported(f"the keyword {key!r} ({where}) cannot be enforced.")
+        shapes = _VALUE_SHAPES.get(key)
+        if shapes and (isinstance(value, bool) or not isinstance(value, shapes)):
+            raise _unsupported(f"{where} is not of the type the keyword takes.")
+        if key in ("minItems", "maxItems", "minLength", "maxLength") and value < 0:
+            raise _unsupported(f"{where} is negative.")
         if key in ("properties", "$defs", "definitions"):
-            value = {k: enforceable(v, f"{where}.{k}") for k, v in value.items()}
+            value = {k: _enforceable(v, f"{where}.{k}") for k, v in value.items()}
         elif key in ("anyOf", "oneOf", "prefixItems"):
-            value = [enforceable(v, f"{where}[{i}]") for i, v in enumerate(value)]
+            value = [_enforceable(v, f"{where}[{i}]") for i, v in enumerate(value)]
             key = "anyOf" if key == "oneOf" else key
         elif key in ("items", "additionalProperties"):
-            value = enforceable(value, where)
+            value = _enforceable(value, where)
         elif key == "pattern":
             # Held whole (the libraries disagree on unanchored patterns); a whole
             # match is also a match anywhere, as JSON Schema asks.
@@ -207,7 +231,7 @@ def integer_bounds(schema: dict[str, Any], path: str) -> dict[str, Any]:
     """
     bounds = {key: schema[key] for key in _BOUNDS if key in schema}
     for key, value in bounds.items():
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isinf(value):
             raise _unsupported(f"{path}.{key} is not a number.")
     if schema.get("type") != "integer":
         key = next(iter(bounds))

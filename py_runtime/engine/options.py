@@ -9,7 +9,7 @@ spec order and recorded the outcome as a *probe*; the steps here decide on it.
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -17,8 +17,15 @@ from typing import Any, cast
 from .errors import PromptAPIError, js_exception, type_error
 from .messages import Message
 from .prompt import validate_and_canonicalize_prompt
-from .protocol import CoreOptionsWire, CreateOptionsWire, ExpectedWire, ToolDeclarationWire
+from .protocol import (
+    CoreOptionsWire,
+    CreateOptionsWire,
+    ExpectedWire,
+    SchemaProbe,
+    ToolDeclarationWire,
+)
 from .vocabulary import AVAILABILITIES, Availability
+from .wire import malformed, page_json
 
 
 @dataclass(frozen=True)
@@ -48,9 +55,17 @@ class LanguageModelOptions:
     initial_prompts: list[Message] = field(default_factory=list)
 
 
+#: ``wireDouble``'s strings: the values JSON has no number for.
+_NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
 def _double(value: float | str | None) -> float | None:
     """An ``unrestricted double``: the shim sends Infinity and NaN as strings."""
-    return None if value is None else float(value)
+    if not isinstance(value, str):
+        return value
+    if value not in _NON_FINITE:
+        raise malformed(f"{value!r} is not a number")
+    return _NON_FINITE[value]
 
 
 def _expected_list(raw: list[ExpectedWire] | None) -> list[Expected] | None:
@@ -87,17 +102,24 @@ def _validate_tool(tool: ToolDeclarationWire, tool_names: set[str]) -> ToolDecla
         ("properties", lambda v: v in ("undefined", "object")),
         ("required", lambda v: v in ("undefined", "array")),
     ):
-        outcome = cast(Mapping[str, Any], probe)[step]
+        outcome = _probed(probe, step)
         if isinstance(outcome, dict) and "threw" in outcome:
             raise js_exception(outcome["threw"])
         if not ok(outcome):
             raise type_error(f"The inputSchema of tool {name!r} has an invalid {step!r}.")
-    serialized = probe["json"]
+    serialized = _probed(probe, "json")
     if isinstance(serialized, dict):
         raise js_exception(serialized["threw"])
     if serialized is None:
         raise type_error(f"The inputSchema of tool {name!r} cannot be serialized to JSON.")
-    return ToolDeclaration(name, description, json.loads(serialized))
+    return ToolDeclaration(name, description, page_json(serialized, f"The inputSchema of {name!r}"))
+
+
+def _probed(probe: SchemaProbe, step: str) -> Any:
+    """A probe's step; the shim records every step until one fails."""
+    if step not in probe:
+        raise malformed(f"the inputSchema probe has no {step!r} after its earlier steps passed")
+    return cast(Mapping[str, Any], probe)[step]
 
 
 def validate_and_canonicalize_language_model_options(

@@ -11,13 +11,13 @@ arrive as probe fields.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from .errors import PromptAPIError, type_error
 from .messages import Content, Media, Message, ToolCall, ToolResponse, user_text
 from .protocol import PromptWire
+from .wire import page_json
 
 IMAGE_KINDS = frozenset({"image-source", "blob", "buffer-source"})
 AUDIO_KINDS = frozenset({"audio-buffer", "blob", "buffer-source"})
@@ -38,7 +38,7 @@ def _tool_call(value: Mapping[str, Any]) -> ToolCall:
     if probe is not None:
         if probe["isArray"] or probe["platform"] or probe["json"] is None:
             raise _data_error("Tool call arguments must serialize to a JSON object.")
-        arguments = json.loads(probe["json"])
+        arguments = page_json(probe["json"], "Tool call arguments")
         if not isinstance(arguments, dict):  # e.g. a Date, or a toJSON() giving a number
             raise _data_error("Tool call arguments must serialize to a JSON object.")
     return ToolCall(value["callId"], value["name"], arguments)
@@ -60,7 +60,7 @@ def _tool_result_item(item: Mapping[str, Any]) -> Any:
         raise type_error('A tool result of type "object" must be an object.')
     if value["kind"] == "platform" or value["json"] is None:
         raise _data_error("A tool result value cannot be serialized to JSON.")
-    return json.loads(value["json"])
+    return page_json(value["json"], "A tool result value")
 
 
 def _tool_response(value: Mapping[str, Any]) -> ToolResponse:

@@ -8,6 +8,7 @@ dtypes and devices. web/src/protocol.js is generated from this module and
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
@@ -65,6 +66,8 @@ SAMPLING_MODES: dict[SamplingModeName, Sampling] = {
 DEFAULT_SAMPLING_MODE: SamplingModeName = "balanced"
 MAX_TOP_K = 128
 MAX_TEMPERATURE = 2.0
+#: A deprecated ``temperature`` below this is 0 (greedy).
+MIN_TEMPERATURE = 1e-3
 
 #: ``LanguageModel.params()`` (extension contexts): the defaults are balanced's.
 PARAMS: dict[str, float] = {
@@ -81,9 +84,19 @@ def sampling_for(mode: str | None, top_k: float | None, temperature: float | Non
     if mode is not None:
         return SAMPLING_MODES[cast(SamplingModeName, mode)]
     base = SAMPLING_MODES[DEFAULT_SAMPLING_MODE]
-    k = base.top_k if top_k is None else max(1, int(min(top_k, MAX_TOP_K)))
-    t = base.temperature if temperature is None else max(0.0, min(temperature, MAX_TEMPERATURE))
-    return Sampling(top_k=k, temperature=t)
+    k = int(_clamp(top_k, 1, MAX_TOP_K, base.top_k))
+    t = _clamp(temperature, 0.0, MAX_TEMPERATURE, base.temperature)
+    # Dividing logits by a tiny temperature overflows them (NaN probabilities): that
+    # close to 0, sampling is greedy anyway.
+    return Sampling(top_k=k, temperature=0.0 if t < MIN_TEMPERATURE else t)
+
+
+def _clamp(value: float | None, low: float, high: float, default: float) -> float:
+    """An ``unrestricted double`` option within [low, high]; missing or NaN: ``default``
+    (so -Infinity is ``low``, Infinity ``high``)."""
+    if value is None or math.isnan(value):
+        return default
+    return max(low, min(value, high))
 
 
 #: Model file suffix per dtype: ``onnx/model{suffix}.onnx``.

@@ -10,9 +10,11 @@ that says which field is wrong, never a ``KeyError`` deep inside the engine.
 from __future__ import annotations
 
 import json
+import re
 import types
 from dataclasses import fields, is_dataclass
 from functools import cache
+from itertools import accumulate
 from typing import (
     Any,
     Literal,
@@ -146,9 +148,11 @@ def check(tp: Any, value: Any, path: str) -> Any:
 
 
 def _decode(text: str, table: dict[str, type]) -> Any:
+    if nests_deeper(text, MAX_MESSAGE_DEPTH):
+        raise _Mismatch(f"the message nests more than {MAX_MESSAGE_DEPTH} levels deep")
     try:
         message = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise _Mismatch(f"the message is not JSON ({error})") from None
     if not isinstance(message, dict):
         raise _Mismatch("the message is not an object")
@@ -161,6 +165,42 @@ def _decode(text: str, table: dict[str, type]) -> Any:
 
 def malformed(detail: str) -> PromptAPIError:
     return PromptAPIError("OperationError", f"The runtime received a malformed message: {detail}.")
+
+
+#: How deeply a page's JSON value (a schema, tool-call arguments, a tool result) may
+#: nest: Python's parser recurses once per level, and the worker's stack is small.
+MAX_JSON_DEPTH = 128
+#: How deeply a whole protocol message may nest (its own shapes need under 10).
+MAX_MESSAGE_DEPTH = 256
+_JSON_STRING = re.compile(r'"[^"]*"')
+_JSON_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """How deeply JSON ``text`` nests, counted without parsing (no recursion): escapes
+    out, then strings out, then the brackets left are counted."""
+    plain = _JSON_STRING.sub("", text.replace("\\\\", "").replace('\\"', ""))
+    brackets = _JSON_BRACKETS.findall(plain)
+    return max(accumulate(1 if b in "[{" else -1 for b in brackets), default=0)
+
+
+def nests_deeper(text: str, limit: int) -> bool:
+    """Whether JSON ``text`` nests deeper than ``limit`` (fast when it has few brackets)."""
+    return text.count("[") + text.count("{") > limit and json_depth(text) > limit
+
+
+def page_json(text: str, what: str) -> Any:
+    """The value of JSON text the shim serialised from a page value (``what`` names it):
+    NotSupportedError when it nests deeper than ``MAX_JSON_DEPTH``; text that is not
+    JSON (the shim never sends it) is a malformed message."""
+    if nests_deeper(text, MAX_JSON_DEPTH):
+        raise PromptAPIError(
+            "NotSupportedError", f"{what} nests more than {MAX_JSON_DEPTH} levels deep."
+        )
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise malformed(f"{what} is not JSON ({error})") from None
 
 
 def decode_request(text: str) -> Request:

@@ -169,7 +169,12 @@ class CausalLM:
             # No tool format this runtime knows in the template (SmolLM2's has none):
             # the tools go into the system prompt, calls are read in the Hermes syntax.
             self.parser_family, self.prompted_tools = "hermes", True
-        self.backend = await backend
+        try:
+            self.backend = await backend
+        except PromptAPIError:
+            raise
+        except Exception as error:  # ONNX Runtime could not start (no usable backend, ...)
+            raise operation_error(f"The model's runtime could not start: {error}") from None
         self.backend.use_tokenizer(tokenizer_text or "", sorted(self.eos_ids))
 
     @staticmethod
@@ -288,6 +293,13 @@ class CausalLMState:
         family = "prompted" if self.model.prompted_tools else self.model.parser_family
         return tool_call_grammar(family, self.schemas)
 
+    @cached_property
+    def loose_tool_grammar(self) -> Grammar | None:
+        """The tool-call grammar with every tool's arguments held to a JSON object only:
+        for schemas the grammar library cannot compile (it accepted their keywords)."""
+        family = "prompted" if self.model.prompted_tools else self.model.parser_family
+        return tool_call_grammar(family, {name: {"type": "object"} for name in self.schemas})
+
     @property
     def backend(self) -> Backend:
         assert self.model.backend is not None
@@ -334,15 +346,20 @@ class CausalLMState:
         )
         schemas = self.schemas
         parser = make_parser(family, set(schemas), schemas) if schemas else None
-        grammar = grammar or self.tool_grammar
         if grammar is not None:
             await self._constrain(grammar, context)
+        else:
+            grammar = await self._constrain_tools(context)
         end = min(len(self.cached) + model.max_response_tokens, model.context_window)
         try:
             while len(self.cached) < end:
                 if stop():
                     raise Aborted
                 forced = self.backend.forced(self.cache) if grammar and model.jump_forward else ""
+                if forced and model.tokenizer.decode(self.cached[-3:]).endswith("\ufffd"):
+                    # The answer ends inside a character: the forced text, as a string,
+                    # lacks that character's remaining bytes. Sample them (masked) first.
+                    forced = ""
                 if forced:
                     ids = model.tokenizer.encode(forced)[: int(end) - len(self.cached)]
                     if not self.backend.accept(self.cache, ids):
@@ -364,6 +381,21 @@ class CausalLMState:
         for chunk in _chunks(parser, family, decoder.flush(), final=True):
             yield chunk
 
+    async def _constrain_tools(self, context: Sequence[Message]) -> Grammar | None:
+        """Hold the answer to the tool-call grammar, if any; one the grammar library
+        cannot compile falls back to the loose one, then to none (calls are still parsed):
+        a declaration the options algorithm accepted never makes the session unusable."""
+        for grammar in (self.tool_grammar, self.loose_tool_grammar):
+            if grammar is None:
+                return None
+            try:
+                await self.backend.constrain(self.cache, grammar)
+            except GrammarError:
+                continue
+            await self._accept_prefix(context)
+            return grammar
+        return None
+
     async def _constrain(self, grammar: Grammar, context: Sequence[Message]) -> None:
         """Hold the answer to ``grammar``, past the assistant prefix (if any)."""
         assert self.model.tokenizer is not None
@@ -373,6 +405,12 @@ class CausalLMState:
             raise PromptAPIError(
                 "NotSupportedError", f"The response constraint cannot be enforced: {error}"
             ) from None
+        await self._accept_prefix(context)
+
+    async def _accept_prefix(self, context: Sequence[Message]) -> None:
+        """Feed an assistant prefix through the grammar now held (NotSupportedError, and
+        nothing held, when it rejects it)."""
+        assert self.model.tokenizer is not None
         if context and context[-1].prefix:
             prefix = self.model.tokenizer.encode(context[-1].text())
             if not self.backend.accept(self.cache, prefix):

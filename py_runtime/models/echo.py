@@ -42,7 +42,7 @@ def argument_hint(description: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(rest[: rest.find("}") + 1])
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply for the parser
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -14,6 +14,7 @@
 export class WorkerTransport {
   /** @type {Worker | null} */
   #worker = null;
+  #failed = false;
   #url;
 
   /** @param {string | (() => string)} url the runtime worker's script (read at start) */
@@ -26,8 +27,19 @@ export class WorkerTransport {
    * @param {(message: string) => void} onFailure
    */
   start(onMessage, onFailure) {
-    if (this.#worker) return;
-    const worker = createWorker(typeof this.#url === 'function' ? this.#url() : this.#url);
+    if (this.#worker || this.#failed) return;
+    let worker;
+    try {
+      worker = createWorker(typeof this.#url === 'function' ? this.#url() : this.#url);
+    } catch (error) {
+      // E.g. Trusted Types enforced with a `trusted-types` list that omits our policy.
+      this.#failed = true;
+      const message = String(error?.message ?? error);
+      const hint = /trusted/i.test(message)
+        ? ` (a page that requires Trusted Types must allow the policy '${POLICY_NAME}')` : '';
+      onFailure(`The runtime worker could not be created: ${message}${hint}.`);
+      return;
+    }
     worker.onmessage = (event) => onMessage(event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -42,10 +54,46 @@ export class WorkerTransport {
   }
 }
 
+/** The name of the Trusted Types policy the runtime creates its worker with. */
+export const POLICY_NAME = 'prompt-api-runtime';
+/** Script URLs this module made and may hand to `new Worker` (nothing else is trusted). */
+const ownURLs = new Set();
+/** @type {{createScriptURL: (url: string) => any} | null | undefined} */
+let policy;
+
+/**
+ * `url` as a TrustedScriptURL where the browser has Trusted Types (a page may require
+ * them for scripts: `require-trusted-types-for 'script'`), else the string itself. The
+ * policy accepts only the URLs this module built, so the page gains no way to
+ * launder other script URLs through it.
+ * @param {string} url
+ * @returns {any}
+ */
+function trustedScriptURL(url) {
+  const factory = /** @type {any} */ (globalThis).trustedTypes;
+  if (policy === undefined) {
+    try {
+      policy = factory?.createPolicy?.(POLICY_NAME, {
+        createScriptURL: (/** @type {string} */ value) => {
+          if (!ownURLs.has(value)) throw new TypeError(`${POLICY_NAME} does not trust ${value}`);
+          return value;
+        },
+      }) ?? null;
+    } catch {
+      policy = null; // a `trusted-types` list without our name: the string is all we have
+    }
+  }
+  ownURLs.add(url);
+  return policy ? policy.createScriptURL(url) : url;
+}
+
 /** @param {string} url */
 function createWorker(url) {
-  if (new URL(url).origin === location.origin) return new Worker(url, { type: 'module' });
+  if (new URL(url).origin === location.origin) {
+    return new Worker(trustedScriptURL(url), { type: 'module' });
+  }
   // A cross-origin script (e.g. from a CDN) cannot start a worker directly.
   const source = `import ${JSON.stringify(url)};`;
-  return new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' });
+  const blobURL = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+  return new Worker(trustedScriptURL(blobURL), { type: 'module' });
 }
