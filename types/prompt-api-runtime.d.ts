@@ -509,6 +509,11 @@ declare global {
     /** How often cached model files are revalidated with the server (default `'daily'`). */
     cacheRevalidation?: 'daily' | 'always' | 'never';
     /**
+     * Seconds a model download may go without receiving a byte before `create()`
+     * rejects with a `NetworkError` (default 30).
+     */
+    downloadTimeout?: number | `${number}`;
+    /**
      * Where the runtime's files (worker.mjs, pyodide/, ort/, …) are served from,
      * relative to the page; default: beside the script. Before the runtime starts.
      */
@@ -561,6 +566,11 @@ declare global {
     start(): void;
     /** Measure the configured real model (`NotSupportedError` for the echo model). */
     benchmark(options?: PromptAPIRuntimeBenchmarkOptions): Promise<PromptAPIRuntimeBenchmarkResult>;
+    /**
+     * What the engine holds now: live sessions, and the model's KV caches, their
+     * tensors and grammar matchers (0 before a real model loads). For leak checks.
+     */
+    stats(): Promise<{ sessions: number; caches: number; tensors: number; matchers: number }>;
     /**
      * The page's model cache. Absent in the browser extension (its options page
      * manages the shared cache), hence optional.

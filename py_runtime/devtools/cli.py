@@ -398,7 +398,10 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def models_command(args: argparse.Namespace) -> int:
-    folder = models.prepare(args.name, force=args.force)
+    if args.action == "evaluate" and args.folder:
+        folder = Path(args.folder).expanduser()
+    else:
+        folder = models.prepare(args.name, force=args.force)
     if args.action == "evaluate":
         from .models.evaluate import evaluate
 
@@ -490,6 +493,9 @@ def build_parser() -> Parser:
     named.add_argument("name", choices=sorted(models.MODELS))
     named.add_argument("--force", action="store_true", help="prepare again")
     named.add_argument("--dtypes", nargs="+", choices=DTYPES, default=["fp32", "q8", "q4", "int8"])
+    named.add_argument(
+        "--folder", help="evaluate: this model folder instead of the named model's (name unused)"
+    )
     named.set_defaults(handler=models_command)
     return parser
 

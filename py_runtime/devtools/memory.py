@@ -69,7 +69,16 @@ def page_peak_mib(browser_pid: int) -> float | None:
     open per browser, the largest remaining renderer is that page's. ``None`` where
     /proc cannot say (not Linux).
     """
-    peaks = []
+    return _largest_renderer(browser_pid, "VmHWM:")
+
+
+def page_rss_mib(browser_pid: int) -> float | None:
+    """As ``page_peak_mib``, the page's resident memory now (``VmRSS``)."""
+    return _largest_renderer(browser_pid, "VmRSS:")
+
+
+def _largest_renderer(browser_pid: int, field: str) -> float | None:
+    values = []
     for pid in _descendants(browser_pid, _parents()):
         command = _cmdline(pid)
         if " --type=renderer" not in command or "--top-chrome-webui" in command:
@@ -79,6 +88,6 @@ def page_peak_mib(browser_pid: int) -> float | None:
         except OSError:
             continue
         for line in status.splitlines():
-            if line.startswith("VmHWM:"):
-                peaks.append(int(line.split()[1]) / 1024)
-    return max(peaks, default=None)
+            if line.startswith(field):
+                values.append(int(line.split()[1]) / 1024)
+    return max(values, default=None)

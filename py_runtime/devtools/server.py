@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import mimetypes
+import socket
 import threading
+import time
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -42,6 +44,12 @@ _CHUNK = 1 << 20
 
 #: Extra response headers: the same for every path, or a function of the URL path.
 Headers = Mapping[str, str] | Callable[[str], Mapping[str, str]]
+
+#: The faults a path can be given (``StaticServer.faults``), for fault-injection tests:
+#: "500" answers 500; "drop" sends the headers and half the body, then closes the
+#: connection; "stall" sends the headers and the first MiB (at most half the body),
+#: then nothing until the fault is lifted (then the connection is closed).
+FAULTS = ("500", "drop", "stall")
 
 
 def guess_type(path: str) -> str:
@@ -88,6 +96,8 @@ class StaticServer:
         self.html_injection: bytes | None = None
         #: Every request answered, as (method, path): tests count downloads with it.
         self.requests: list[tuple[str, str]] = []
+        #: URL path -> one of FAULTS, applied to GET requests while set.
+        self.faults: dict[str, str] = {}
         self._mounts: dict[str, Path] = {}
         self._files: dict[str, Path | bytes] = {}
         for prefix, directory in mounts.items():
@@ -240,6 +250,23 @@ class _Handler(BaseHTTPRequestHandler):
         if send_body:
             self.wfile.write(body)
 
+    def _serve_fault(self, fault: str, url_path: str, body: bytes, content_type: str) -> None:
+        """Send a "drop" or "stall" answer (see FAULTS), then close the connection."""
+        self.close_connection = True
+        self._send_headers(HTTPStatus.OK, content_type, len(body))
+        try:
+            if fault == "drop":
+                self.wfile.write(body[: len(body) // 2])
+            else:
+                self.wfile.write(body[: min(_CHUNK, len(body) // 2)])
+                self.wfile.flush()
+                while self.static_server.faults.get(url_path) == "stall":
+                    time.sleep(0.05)
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # the client gave up first
+
     def _serve(self, send_body: bool) -> None:
         """Answer GET or HEAD for the request path."""
         url_path = unquote(urlsplit(self.path).path)
@@ -251,7 +278,16 @@ class _Handler(BaseHTTPRequestHandler):
         if content is None:
             self._not_found(send_body)
             return
+        fault = self.static_server.faults.get(url_path) if send_body else None
+        if fault == "500":
+            body = b"500 Internal Server Error\n"
+            self._send_headers(HTTPStatus.INTERNAL_SERVER_ERROR, "text/plain", len(body))
+            self.wfile.write(body)
+            return
         content_type = guess_type(url_path if isinstance(content, bytes) else content.name)
+        if fault and isinstance(content, Path):
+            self._serve_fault(fault, url_path, content.read_bytes(), content_type)
+            return
         inject = self.static_server.html_injection
         if inject and isinstance(content, Path) and content.suffix in (".html", ".htm"):
             content = inject_after_doctype(content.read_bytes(), inject)

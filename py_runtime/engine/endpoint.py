@@ -37,6 +37,7 @@ from .protocol import (
     Return,
     Settle,
     Settlement,
+    StatsRequest,
     Throw,
 )
 from .runtime import Runtime
@@ -156,6 +157,8 @@ class Endpoint:
                 return runtime.destroy(session)
             case BenchmarkRequest(promptTokens=prompt_tokens, decodeTokens=decode_tokens):
                 return await runtime.benchmark(prompt_tokens, decode_tokens, stop)
+            case StatsRequest():
+                return runtime.stats()
 
 
 def _id_of(text: str) -> int | None:

@@ -185,6 +185,9 @@ class Config(TypedDict, total=False):
     #: in the background once the model has loaded): ``daily`` (the default),
     #: ``always`` or ``never``. Read by the worker.
     cacheRevalidation: Literal["daily", "always", "never"]
+    #: Seconds a model download may go without receiving a byte before it fails with
+    #: a NetworkError (default 30). Read by the worker.
+    downloadTimeout: int | str
     #: Where the runtime's files (worker.mjs, pyodide/, ort/, packages/, xgrammar/)
     #: are served from, relative to the page; default: beside the script. Shim only.
     assetsURL: str
@@ -258,6 +261,13 @@ class BenchmarkRequest:
 
 
 @dataclass(frozen=True)
+class StatsRequest:
+    """What the engine holds now (``promptAPIRuntime.stats()``): for leak checks."""
+
+    id: int
+
+
+@dataclass(frozen=True)
 class Abort:
     """Stop the running request ``target``."""
 
@@ -281,6 +291,7 @@ Call = (
     | CloneRequest
     | DestroyRequest
     | BenchmarkRequest
+    | StatsRequest
 )
 Request = Init | Call | Abort | Settle
 
@@ -294,6 +305,7 @@ REQUESTS: dict[str, type[Request]] = {
     "clone": CloneRequest,
     "destroy": DestroyRequest,
     "benchmark": BenchmarkRequest,
+    "stats": StatsRequest,
     "abort": Abort,
     "settle": Settle,
 }
@@ -356,6 +368,16 @@ class SpeedResult(TypedDict):
     outsideRunShare: float
 
 
+class RuntimeStats(TypedDict):
+    """Live sessions, and the model backend's KV caches, their tensors and grammar
+    matchers (0 without a loaded real model)."""
+
+    sessions: int
+    caches: int
+    tensors: int
+    matchers: int
+
+
 #: What each call's ``return`` reply carries.
 RESULTS: dict[str, Any] = {
     "availability": Availability,
@@ -366,6 +388,7 @@ RESULTS: dict[str, Any] = {
     "clone": SessionInfo,
     "destroy": None,
     "benchmark": SpeedResult,
+    "stats": RuntimeStats,
 }
 
 

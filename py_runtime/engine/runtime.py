@@ -22,6 +22,7 @@ from .protocol import (
     CoreOptionsWire,
     CreateOptionsWire,
     PromptWire,
+    RuntimeStats,
     SessionInfo,
     Settlement,
     SpeedResult,
@@ -183,6 +184,17 @@ class Runtime:
         await self.model.load(lambda loaded: None, stop)
         result: SpeedResult = await benchmark(prompt_tokens, decode_tokens)
         return result
+
+    def stats(self) -> RuntimeStats:
+        """Live sessions and what the model's backend holds (``promptAPIRuntime.stats()``)."""
+        backend = getattr(self.model, "backend", None)
+        held = backend.resources() if backend is not None else {}
+        return {
+            "sessions": len(self.sessions),
+            "caches": held.get("caches", 0),
+            "tensors": held.get("tensors", 0),
+            "matchers": held.get("matchers", 0),
+        }
 
     def destroy(self, session_id: int) -> None:
         session = self.sessions.pop(session_id, None)

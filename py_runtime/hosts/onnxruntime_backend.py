@@ -180,3 +180,11 @@ class OnnxRuntimeBackend:
 
     def release(self, cache: int) -> None:
         self._caches.pop(cache, None)
+
+    def resources(self) -> dict[str, int]:
+        caches = list(self._caches.values())
+        return {
+            "caches": len(caches),
+            "tensors": sum(len(c.past) for c in caches),
+            "matchers": sum(c.matcher is not None for c in caches),
+        }

@@ -13,7 +13,7 @@ import json
 from typing import Any, cast
 
 from ..engine.endpoint import Endpoint, Post
-from ..engine.errors import error_to_wire, operation_error
+from ..engine.errors import PromptAPIError, error_to_wire, operation_error
 from ..engine.grammar import Grammar, GrammarError
 from ..engine.protocol import BootError, Config, Init
 from ..engine.runtime import Runtime
@@ -61,6 +61,14 @@ FOLDER_FILES = (
 ADVICE_FILE = "prompt_api.json"
 
 
+def network_failure(error: Exception) -> PromptAPIError | None:
+    """A download's failure (model-cache.mjs throws a DOMException named NetworkError,
+    naming the file) as the page's NetworkError; None for any other error."""
+    if getattr(error, "name", None) != "NetworkError":
+        return None
+    return PromptAPIError("NetworkError", str(getattr(error, "message", error)))
+
+
 class WebFiles:
     """Files under the model's base URL, read by the worker through its model cache
     (``js_files``: model-cache.mjs's ``text``, ``states`` and ``revalidate``). The ONNX
@@ -76,7 +84,10 @@ class WebFiles:
         self._dtype_advised = dtype is None
 
     async def read_text(self, name: str) -> str | None:
-        text = await self._js.text(self.base_url + name)
+        try:
+            text = await self._js.text(self.base_url + name)
+        except Exception as error:
+            raise network_failure(error) or error from None
         # A missing file is JS null, which Pyodide gives as ``jsnull``, not None.
         return text if isinstance(text, str) else None
 
@@ -179,6 +190,10 @@ class WebBackend:
     def release(self, cache: int) -> None:
         self.js.release(cache)
 
+    def resources(self) -> dict[str, int]:
+        held = self.js.resources()
+        return {key: int(getattr(held, key)) for key in ("caches", "tensors", "matchers")}
+
 
 def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
     """The page's model: ``config`` holds ``model`` (a base URL), ``dtype``, ``device``
@@ -213,6 +228,8 @@ def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
         }
         try:
             js_backend = await create_backend(to_js(options, dict_converter=Object.fromEntries))
+        except Exception as error:
+            raise network_failure(error) or error from None
         finally:
             progress.destroy()
         await files.revalidate()  # in the background: a changed file is fetched next load

@@ -23,6 +23,9 @@ class Backend(Protocol):
 
     def new_cache(self) -> int: ...
 
+    def resources(self) -> dict[str, int]:
+        """What it holds now: ``caches``, their ``tensors`` and grammar ``matchers``."""
+
     async def forward(self, cache: int, ids: list[int]) -> None:
         """Run ``ids`` after the cached positions; keep the last position's logits."""
 

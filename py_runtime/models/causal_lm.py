@@ -118,6 +118,9 @@ class CausalLM:
         #: Tokens emitted that way, in total (benchmarks).
         self.jumped_tokens = 0
         self._encoded: tuple[str, list[int]] = ("", [])  # the last text encoded, and its ids
+        #: The load in progress (one for every caller), and its callers' progress callbacks.
+        self._loading: asyncio.Future[None] | None = None
+        self._listeners: list[ProgressCallback] = []
 
     # -- loading -----------------------------------------------------------
 
@@ -136,11 +139,31 @@ class CausalLM:
         return value
 
     async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
+        """Load once, however many calls ask at the same time (concurrent create()s
+        each made a backend of their own, and sessions' caches ended up addressed to
+        the wrong one: tests/reliability/test_load.py); each caller follows the one
+        load's progress. A failed load is tried again by the next call."""
+        if self.backend is not None:
+            return
+        self._listeners.append(on_progress)
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(self._load(self._progress))
+        loading = self._loading
+        try:
+            await loading
+        finally:
+            self._listeners.remove(on_progress)
+            if self._loading is loading and loading.done():
+                self._loading = None
+
+    def _progress(self, loaded: float) -> None:
+        for listener in list(self._listeners):
+            listener(loaded)
+
+    async def _load(self, on_progress: ProgressCallback) -> None:
         """Read the configuration, then start the backend while the tokenizer and the
         template are fetched and parsed (the runtime's files and the model's download
         overlap the tokenizer's parsing)."""
-        if self.backend is not None:
-            return
         self.config = await self._json("config.json")
         backend = asyncio.ensure_future(self.make_backend(self.config, on_progress))
         try:

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from py_runtime.engine.errors import Aborted  # noqa: E402
+from py_runtime.engine.errors import Aborted, PromptAPIError  # noqa: E402
 from py_runtime.engine.runtime import Runtime  # noqa: E402
 from py_runtime.hosts.cpython import local_model  # noqa: E402
 
@@ -331,3 +331,37 @@ def test_one_response_stops_at_the_cap(tmp_path: Path) -> None:
     first_three = tokenizer.decode(tokenizer.encode("The capital of France is Paris.")[:3])
     assert text_of(chunks) == first_three  # 3 tokens, then the answer ends
     assert harness.model.max_response_tokens == 3
+
+
+def test_concurrent_loads_make_one_backend_and_a_failed_load_is_tried_again() -> None:
+    """Twenty create()s at once used to make twenty backends, the last one winning:
+    sessions' caches then lived in backends their state no longer used."""
+    model = local_model(FIXTURE, "q4")
+    made: list[Any] = []
+    factory = model.make_backend
+    failures = [RuntimeError("the first load fails")]
+
+    async def counting(config: dict[str, Any], on_progress: Any) -> Any:
+        await asyncio.sleep(0)
+        if failures:
+            raise failures.pop()
+        made.append(await factory(config, on_progress))
+        return made[-1]
+
+    model.make_backend = counting
+    progress: list[list[float]] = [[] for _ in range(20)]
+
+    async def load_all() -> list[Any]:
+        return await asyncio.gather(
+            *(model.load(progress[i].append, lambda: False) for i in range(20)),
+            return_exceptions=True,
+        )
+
+    first = asyncio.run(load_all())
+    assert all(isinstance(result, PromptAPIError) for result in first), first
+    assert all("the first load fails" in str(result) for result in first)
+    assert model.backend is None and not made
+    second = asyncio.run(load_all())
+    assert second == [None] * 20
+    assert len(made) == 1 and model.backend is made[0]
+    assert all(calls[-1] == 1 for calls in progress), "every caller sees the one load's progress"

@@ -144,6 +144,12 @@ export class Router {
       connection.send(JSON.stringify({ kind: 'throw', id: message.id, error }));
       return;
     }
+    if (message.kind === 'stats') {
+      // The engine's counts cover every page's sessions: not for one page to read.
+      const error = { name: 'NotSupportedError', message: 'stats() is not available in the extension.' };
+      connection.send(JSON.stringify({ kind: 'throw', id: message.id, error }));
+      return;
+    }
     if (message.kind === 'destroy') connection.sessions.delete(message.session);
     const engineId = this.#nextId++;
     connection.ids.set(message.id, engineId);

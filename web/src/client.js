@@ -20,6 +20,8 @@ import { TOOL_CALL_RESULTS } from './protocol.js';
  * @property {(chunk: ChunkWire) => void} [chunk]
  * @property {(value: R, id: number) => void} ret
  * @property {(error: ErrorWire) => void} thrown
+ * @property {number} [generation] the engine a session's call is for (Client.generation
+ *   when the session was made): a session of a stopped engine is gone
  */
 
 /**
@@ -37,6 +39,9 @@ function checkConfig(config) {
   return config;
 }
 
+/** A call on a session whose engine stopped. */
+const LOST = 'This session was lost when the runtime worker stopped; create a new one.';
+
 export class Client {
   #transport;
   /** @type {Config} */
@@ -48,6 +53,7 @@ export class Client {
   #bootError = null;
   #initialized = false;
   #started = false;
+  #generation = 1;
 
   /**
    * @param {Transport} transport
@@ -68,12 +74,19 @@ export class Client {
     return this.#config.toolCallResults ?? 'when-called';
   }
 
+  /** Which engine this is: 1, then one more each time the engine stopped and the
+   * next call started a fresh one. Sessions live in the engine that made them. */
+  get generation() {
+    return this.#generation;
+  }
+
   /** Open the transport (and so start the engine's boot) now; idempotent. */
   start() {
     this.#started = true;
     this.#transport.start(
       (text) => this.#receive(JSON.parse(text)),
       (message) => this.#fail({ name: 'OperationError', message }),
+      (message) => this.#stopped(message),
     );
   }
 
@@ -113,7 +126,9 @@ export class Client {
       this.#post({ kind: 'init', config });
     }
     const id = this.#nextId++;
-    const bootError = this.#bootError;
+    const bootError = this.#bootError ?? (
+      handlers.generation !== undefined && handlers.generation !== this.#generation
+        ? { name: 'OperationError', message: LOST } : null);
     if (bootError) {
       queueMicrotask(() => handlers.thrown(bootError));
       return id;
@@ -165,6 +180,19 @@ export class Client {
         handlers.thrown(reply.error);
         break;
     }
+  }
+
+  /**
+   * The engine stopped: every pending call rejects; the next call starts a fresh
+   * engine (re-sending the configuration), where earlier sessions do not exist.
+   * @param {string} message
+   */
+  #stopped(message) {
+    this.#initialized = false;
+    this.#generation += 1;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const handlers of pending) handlers.thrown({ name: 'OperationError', message });
   }
 
   /**

@@ -12,6 +12,7 @@ import {
 
 const CONFIG_KEYS = [
   'model', 'dtype', 'device', 'contextWindow', 'threads', 'toolCallResults', 'cacheRevalidation',
+  'downloadTimeout',
 ];
 
 /**
@@ -65,6 +66,10 @@ export function installRuntime(client, { cache = false } = {}) {
     /** Start booting the runtime now (the default unless data-boot="lazy"). */
     start: () => client.start(),
     /** Prefill/decode speed of the configured real model: {promptTokens, decodeTokens}. */
+    /** What the engine holds now: {sessions, caches, tensors, matchers} (leak checks). */
+    stats: () => new Promise((resolve, reject) => {
+      client.call('stats', {}, { ret: resolve, thrown: (error) => reject(toPageError(error)) });
+    }),
     benchmark: ({ promptTokens = 512, decodeTokens = 128 } = {}) => new Promise((resolve, reject) => {
       client.call('benchmark', { promptTokens, decodeTokens }, {
         ret: resolve, thrown: (error) => reject(toPageError(error)),

@@ -68,10 +68,11 @@ function chunkFromWire(chunk) {
  * @param {boolean} [how.settles]
  * @param {(value: import('./protocol.js').Results[K]) => void} [how.onKeep]
  * @param {(value: import('./protocol.js').Results[K]) => void} [how.onLate]
+ * @param {number} [how.generation] the engine of the session the call is for
  * @returns {Promise<import('./protocol.js').Results[K]>}
  */
 function request(kind, payload, {
-  signal, call, before, chunk, progress, settles = false, onKeep, onLate,
+  signal, call, before, chunk, progress, settles = false, onKeep, onLate, generation,
 }) {
   return new Promise((resolve, reject) => {
     let finished = false;
@@ -90,6 +91,7 @@ function request(kind, payload, {
     const send = () => {
       if (finished) return;
       id = client.call(kind, payload, {
+        generation,
         progress,
         chunk: (value) => { if (!finished) chunk?.(value); },
         ret: (value) => {
@@ -114,13 +116,20 @@ function request(kind, payload, {
   });
 }
 
-/** A session the engine made for a call that was aborted meanwhile. */
-function destroySession({ session }) {
-  client.call('destroy', { session }, { ret() {}, thrown() {} });
+/**
+ * Free a session in the engine (one made for a call that was aborted meanwhile, or
+ * destroyed); nothing to do when its engine has stopped.
+ * @param {{session: number}} info
+ * @param {number} [generation]
+ */
+function destroySession({ session }, generation = client.generation) {
+  client.call('destroy', { session }, { generation, ret() {}, thrown() {} });
 }
 
 export class LanguageModel extends EventTarget {
   #session;
+  /** The engine the session lives in (Client.generation when it was made). */
+  #generation;
   #contextUsage;
   #contextWindow;
   #samplingMode;
@@ -141,6 +150,7 @@ export class LanguageModel extends EventTarget {
     this.#expectsToolCalls = settings.expectsToolCalls;
     this.#loop = settings.loop;
     this.#session = info.session;
+    this.#generation = client.generation;
     this.#contextUsage = info.contextUsage;
     this.#contextWindow = info.contextWindow;
     this.#samplingMode = info.samplingMode;
@@ -181,6 +191,18 @@ export class LanguageModel extends EventTarget {
     return model;
   }
 
+  /**
+   * A call on this session: `request()` with the session's id and engine.
+   * @template {'prompt' | 'append' | 'measure' | 'clone'} K
+   * @param {K} kind
+   * @param {any} payload the request without its session
+   * @param {any} how as for request()
+   * @returns {Promise<import('./protocol.js').Results[K]>}
+   */
+  #request(kind, payload, how) {
+    return request(kind, { session: this.#session, ...payload }, { ...how, generation: this.#generation });
+  }
+
   #check() {
     if (!(#session in this)) throw new TypeError('Illegal invocation');
   }
@@ -213,7 +235,7 @@ export class LanguageModel extends EventTarget {
     const { call, converted, before } = this.#input(input);
     const { constraint, omit, signal } = convertPromptOptions(options);
     const composite = this.#signal(signal, stopSignal);
-    return request('prompt', { session: this.#session, input: converted, constraint, omit }, {
+    return this.#request('prompt', { input: converted, constraint, omit }, {
       signal: composite, call, before, chunk, settles: true, onKeep: this.#keep,
     });
   }
@@ -229,14 +251,13 @@ export class LanguageModel extends EventTarget {
     const { call, converted, before } = this.#input(input);
     const { constraint, omit, signal } = convertPromptOptions(options);
     const composite = this.#signal(signal, stopSignal);
-    const session = this.#session;
     const destruction = this.#destruction.signal;
     const turns = {
       /** @param {Round} round */
       prompt: async (round) => {
         let text = '';
         const calls = [];
-        await request('prompt', { session, input: round.converted, constraint, omit }, {
+        await this.#request('prompt', { input: round.converted, constraint, omit }, {
           signal: composite,
           call: round.call,
           before: round.before ?? decodeMedia(round.call.media),
@@ -254,7 +275,7 @@ export class LanguageModel extends EventTarget {
         return { text, calls };
       },
       /** @param {Round} round */
-      commit: (round) => request('append', { session, input: round.converted }, {
+      commit: (round) => this.#request('append', { input: round.converted }, {
         signal: destruction, call: round.call, before: decodeMedia(round.call.media),
         settles: true, onKeep: this.#keep,
       }).then(() => {}),
@@ -320,7 +341,7 @@ export class LanguageModel extends EventTarget {
     const { call, converted, before } = this.#input(input);
     const { signal } = convertSignalOptions(options, 'LanguageModelAppendOptions');
     const composite = this.#signal(signal);
-    await request('append', { session: this.#session, input: converted }, {
+    await this.#request('append', { input: converted }, {
       signal: composite, call, before, settles: true, onKeep: this.#keep,
     });
   }
@@ -330,7 +351,7 @@ export class LanguageModel extends EventTarget {
     const { call, converted, before } = this.#input(input);
     const { constraint, omit, signal } = convertPromptOptions(options);
     const composite = this.#signal(signal);
-    return request('measure', { session: this.#session, input: converted, constraint, omit }, {
+    return this.#request('measure', { input: converted, constraint, omit }, {
       signal: composite, call, before,
     });
   }
@@ -340,7 +361,7 @@ export class LanguageModel extends EventTarget {
     const { signal } = convertSignalOptions(options, 'LanguageModelCloneOptions');
     const composite = this.#signal(signal);
     const before = this.#lastSend;
-    const info = await request('clone', { session: this.#session }, {
+    const info = await this.#request('clone', {}, {
       signal: composite, before, onLate: destroySession,
     });
     return new LanguageModel(CONSTRUCT, info, { expectsToolCalls: this.#expectsToolCalls, loop: this.#loop });
@@ -355,7 +376,7 @@ export class LanguageModel extends EventTarget {
   #destroy(reason) {
     if (this.#destruction.signal.aborted) return;
     this.#destruction.abort(reason);
-    destroySession({ session: this.#session });
+    destroySession({ session: this.#session }, this.#generation);
   }
 
   get contextUsage() {

@@ -13,8 +13,8 @@
 /** @typedef {StringValue | MediaValue | ToolCallValue | ToolSuccessValue | ToolErrorValue} MessageValue */
 /** @typedef {string | MessageWire[]} PromptWire */
 /** @typedef {JsonSchemaConstraint | RegExpConstraint} Constraint */
-/** @typedef {AvailabilityRequest | CreateRequest | PromptRequest | AppendRequest | MeasureRequest | CloneRequest | DestroyRequest | BenchmarkRequest} Call */
-/** @typedef {Init | AvailabilityRequest | CreateRequest | PromptRequest | AppendRequest | MeasureRequest | CloneRequest | DestroyRequest | BenchmarkRequest | Abort | Settle} Request */
+/** @typedef {AvailabilityRequest | CreateRequest | PromptRequest | AppendRequest | MeasureRequest | CloneRequest | DestroyRequest | BenchmarkRequest | StatsRequest} Call */
+/** @typedef {Init | AvailabilityRequest | CreateRequest | PromptRequest | AppendRequest | MeasureRequest | CloneRequest | DestroyRequest | BenchmarkRequest | StatsRequest | Abort | Settle} Request */
 /** @typedef {TextChunk | ToolCallChunk} ChunkWire */
 /** @typedef {Progress | Chunk | Return | Throw | BootError} Reply */
 /** A page exception during a probed operation; `threw` indexes the shim's list.
@@ -53,7 +53,7 @@
  * @typedef {{kind: 'regexp', source: string, flags: string}} RegExpConstraint
  */
 /** The page's configuration (data- attributes or `promptAPIRuntime.configure`).
- * @typedef {{model?: string, dtype?: Dtype, device?: Device, contextWindow?: number | string, threads?: number | string, toolCallResults?: ToolCallResults, cacheRevalidation?: 'daily' | 'always' | 'never', assetsURL?: string}} Config
+ * @typedef {{model?: string, dtype?: Dtype, device?: Device, contextWindow?: number | string, threads?: number | string, toolCallResults?: ToolCallResults, cacheRevalidation?: 'daily' | 'always' | 'never', downloadTimeout?: number | string, assetsURL?: string}} Config
  */
 /** First message: the configuration; the engine starts its model adapter.
  * @typedef {{kind: 'init', config: Config}} Init
@@ -66,6 +66,9 @@
 /** @typedef {{kind: 'clone', id: number, session: number}} CloneRequest */
 /** @typedef {{kind: 'destroy', id: number, session: number}} DestroyRequest */
 /** @typedef {{kind: 'benchmark', id: number, promptTokens: number, decodeTokens: number}} BenchmarkRequest */
+/** What the engine holds now (`promptAPIRuntime.stats()`): for leak checks.
+ * @typedef {{kind: 'stats', id: number}} StatsRequest
+ */
 /** Stop the running request `target`.
  * @typedef {{kind: 'abort', target: number}} Abort
  */
@@ -84,6 +87,9 @@
  * @typedef {{contextUsage: number, overflowed: boolean}} Settlement
  */
 /** @typedef {{promptTokens: number, decodeTokens: number, prefillMs: number, decodeMs: number, prefillTokensPerSecond: number, decodeTokensPerSecond: number, outsideRunShare: number}} SpeedResult */
+/** Live sessions, and the model backend's KV caches, their tensors and grammar matchers (0 without a loaded real model).
+ * @typedef {{sessions: number, caches: number, tensors: number, matchers: number}} RuntimeStats
+ */
 /** @typedef {{kind: 'progress', id: number, loaded: number}} Progress */
 /** @typedef {{kind: 'chunk', id: number, chunk: ChunkWire}} Chunk */
 /** @typedef {{kind: 'return', id: number, value: any}} Return */
@@ -92,10 +98,10 @@
  * @typedef {{kind: 'boot-error', error: ErrorWire}} BootError
  */
 /** Each request kind's message.
- * @typedef {{'init': Init, 'availability': AvailabilityRequest, 'create': CreateRequest, 'prompt': PromptRequest, 'append': AppendRequest, 'measure': MeasureRequest, 'clone': CloneRequest, 'destroy': DestroyRequest, 'benchmark': BenchmarkRequest, 'abort': Abort, 'settle': Settle}} Requests
+ * @typedef {{'init': Init, 'availability': AvailabilityRequest, 'create': CreateRequest, 'prompt': PromptRequest, 'append': AppendRequest, 'measure': MeasureRequest, 'clone': CloneRequest, 'destroy': DestroyRequest, 'benchmark': BenchmarkRequest, 'stats': StatsRequest, 'abort': Abort, 'settle': Settle}} Requests
  */
 /** What each call's `return` carries.
- * @typedef {{'availability': Availability, 'create': SessionInfo, 'prompt': Settlement, 'append': Settlement, 'measure': number, 'clone': SessionInfo, 'destroy': null, 'benchmark': SpeedResult}} Results
+ * @typedef {{'availability': Availability, 'create': SessionInfo, 'prompt': Settlement, 'append': Settlement, 'measure': number, 'clone': SessionInfo, 'destroy': null, 'benchmark': SpeedResult, 'stats': RuntimeStats}} Results
  */
 
 /** @type {readonly Role[]} */

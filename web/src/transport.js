@@ -4,9 +4,11 @@
 
 /**
  * @typedef {object} Transport
- * @property {(onMessage: (text: string) => void, onFailure: (message: string) => void) => void} start
+ * @property {(onMessage: (text: string) => void, onFailure: (message: string) => void,
+ *   onStopped?: (message: string) => void) => void} start
  *   Open the channel (idempotent): `onMessage` gets each message from the engine,
- *   `onFailure` is told when the channel itself breaks.
+ *   `onFailure` is told when the channel cannot open, `onStopped` when the engine
+ *   behind an open channel stopped (the next start() opens a fresh one).
  * @property {(text: string) => void} post Send one message to the engine.
  */
 
@@ -25,8 +27,9 @@ export class WorkerTransport {
   /**
    * @param {(text: string) => void} onMessage
    * @param {(message: string) => void} onFailure
+   * @param {(message: string) => void} [onStopped]
    */
-  start(onMessage, onFailure) {
+  start(onMessage, onFailure, onStopped) {
     if (this.#worker || this.#failed) return;
     let worker;
     try {
@@ -40,12 +43,32 @@ export class WorkerTransport {
       onFailure(`The runtime worker could not be created: ${message}${hint}.`);
       return;
     }
-    worker.onmessage = (event) => onMessage(event.data);
+    worker.onmessage = (event) => {
+      if (typeof event.data === 'string') onMessage(event.data);
+      else if (event.data?.life) this.#watch(worker, event.data.life, onStopped);
+    };
     worker.onerror = (event) => {
       event.preventDefault();
       onFailure(`The runtime worker failed to load: ${event.message ?? 'unknown error'}`);
     };
     this.#worker = worker;
+  }
+
+  /**
+   * The worker holds the Web Lock `life` while it lives (./worker/worker.mjs): once
+   * the page is granted it, the worker has stopped (terminated, crashed, or closed
+   * itself after a fatal error), and the next start() makes a fresh one.
+   * @param {Worker} worker
+   * @param {string} life
+   * @param {((message: string) => void) | undefined} onStopped
+   */
+  #watch(worker, life, onStopped) {
+    navigator.locks?.request(life, () => {
+      if (this.#worker !== worker) return;
+      this.#worker = null;
+      worker.terminate();
+      onStopped?.('The runtime worker stopped (it was terminated, crashed or ran out of memory).');
+    });
   }
 
   /** @param {string} text */

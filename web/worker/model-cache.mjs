@@ -66,16 +66,55 @@ async function store(cache, url, bytes, response) {
 
 const markMissing = (cache, url) => store(cache, keyFor(url, MISSING), new Uint8Array(0), null);
 
-async function download(url, onBytes) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+/** Milliseconds a download may go without a byte (Config.downloadTimeout). */
+let downloadTimeout = 30_000;
+
+/** @param {number | string | undefined} seconds */
+export function setDownloadTimeout(seconds) {
+  const value = Number(seconds);
+  downloadTimeout = Number.isFinite(value) && value > 0 ? value * 1000 : 30_000;
+}
+
+/** A download's failure: a DOMException named NetworkError, naming the file. */
+const networkError = (url, why) => new DOMException(`${url}: ${why}`, 'NetworkError');
+
+/**
+ * `promise`, or a NetworkError once no byte came for downloadTimeout (`controller`
+ * then cancels the request).
+ */
+function inTime(promise, url, controller) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      reject(networkError(url, `the server sent nothing for ${downloadTimeout / 1000} s`));
+      controller.abort(); // after: the race is settled by the timeout, not by the abort
+    }, downloadTimeout);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The file at `url` as {bytes, response}; null for a 404 when `allowMissing`. A
+ * failure (no answer, an HTTP error, a cut or stalled body) is a NetworkError.
+ */
+async function download(url, onBytes, allowMissing = false) {
+  const controller = new AbortController();
+  const response = await inTime(
+    fetch(url, { signal: controller.signal }).catch((error) => {
+      throw networkError(url, `the request failed (${error?.message ?? error})`);
+    }), url, controller);
+  if (response.status === 404 && allowMissing) return null;
+  if (!response.ok) throw networkError(url, `HTTP ${response.status}`);
   const total = Number(response.headers.get('Content-Length')) || 0;
   const reader = response.body.getReader();
   // One buffer of the announced size, filled as chunks arrive: never the file twice.
   let bytes = new Uint8Array(total);
   let loaded = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await inTime(reader.read(), url, controller).catch((error) => {
+      throw error instanceof DOMException ? error : networkError(
+        url, `the download was cut after ${loaded} bytes (${error?.message ?? error})`);
+    });
     if (done) break;
     if (loaded + value.length > bytes.length) { // no (or a wrong) Content-Length: grow
       const grown = new Uint8Array(Math.max(2 * bytes.length, loaded + value.length));
@@ -85,6 +124,9 @@ async function download(url, onBytes) {
     bytes.set(value, loaded);
     loaded += value.length;
     onBytes?.(loaded, total);
+  }
+  if (total && loaded < total) {
+    throw networkError(url, `the download was cut after ${loaded} of ${total} bytes`);
   }
   return { bytes: loaded === bytes.length ? bytes : bytes.slice(0, loaded), response };
 }
@@ -122,13 +164,12 @@ export async function modelText(url) {
     if (blob) return blob.text();
     if (await cache.match(keyFor(url, MISSING))) return null;
   }
-  const response = await fetch(url);
-  if (response.status === 404) {
+  const file = await download(url, undefined, true);
+  if (!file) {
     if (cache) await markMissing(cache, url);
     return null;
   }
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
+  const { bytes, response } = file;
   downloaded.add(url);
   if (cache) await store(cache, url, bytes, response);
   return new TextDecoder().decode(bytes);

@@ -150,13 +150,33 @@ export async function createOrtBackend({
     // otherwise, 39 % of a native decode step (bench/kernels.py).
     extra: { session: { disable_quant_qdq: '1' } },
     ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
+  }).catch((error) => {
+    stopIfFatal(error);
+    throw new Error(`${file}: ONNX Runtime could not load it: ${error?.message ?? error}`);
   });
   return new OrtBackend(ort, session, device === 'webgpu', { kvHeads, headDim, kvType });
+}
+
+/** Errors after which ONNX Runtime's wasm instance cannot be trusted: out of memory, aborted. */
+const FATAL = /out of memory|\bOOM\b|Aborted\(|memory access out of bounds|Maximum memory size|bad_alloc|failed to allocate/i;
+
+/**
+ * After a fatal error the worker closes itself, a second after the failing call's
+ * error reply has gone out (the engine sends it in the same turn): the page sees the
+ * worker stop (./worker.mjs) and starts a fresh one for its next call.
+ * @param {unknown} error
+ */
+function stopIfFatal(error) {
+  if (FATAL.test(String(/** @type {any} */ (error)?.message ?? error))) {
+    setTimeout(() => self.close(), 1000);
+  }
 }
 
 export class OrtBackend {
   #ort;
   #session;
+  /** The last task started: forward passes go one at a time (see #exclusive). */
+  #running = Promise.resolve();
   #webgpu;
   #pastInputs;
   #caches = new Map();
@@ -289,12 +309,30 @@ export class OrtBackend {
    * position (positions x vocabulary floats), which one pass over a long prompt
    * would hold at once.
    */
-  async forward(handle, ids) {
-    const cache = this.#caches.get(handle);
-    await this.#applyTruncation(cache);
-    for (let start = 0; start < ids.length; start += PREFILL_CHUNK) {
-      await this.#forwardChunk(cache, ids.slice(start, start + PREFILL_CHUNK));
-    }
+  forward(handle, ids) {
+    return this.#exclusive(async () => {
+      const cache = this.#caches.get(handle);
+      await this.#applyTruncation(cache);
+      for (let start = 0; start < ids.length; start += PREFILL_CHUNK) {
+        await this.#forwardChunk(cache, ids.slice(start, start + PREFILL_CHUNK));
+      }
+    });
+  }
+
+  /**
+   * Run `task` after every task started before it has finished. Sessions' prompts run
+   * concurrently in the engine (their steps interleave), but ONNX Runtime Web does not
+   * promise that overlapping run() calls on one InferenceSession are safe. Forward
+   * passes, clones and releases of caches go through here, so none sees a cache's
+   * tensors while another replaces or frees them.
+   * @template T
+   * @param {() => Promise<T> | T} task
+   * @returns {Promise<T>}
+   */
+  #exclusive(task) {
+    const result = this.#running.then(task);
+    this.#running = result.then(() => {}, () => {});
+    return result;
   }
 
   async #forwardChunk(cache, ids) {
@@ -309,7 +347,10 @@ export class OrtBackend {
       ...cache.past,
     };
     const started = performance.now();
-    const outputs = await this.#session.run(feeds);
+    const outputs = await this.#session.run(feeds).catch((error) => {
+      stopIfFatal(error);
+      throw error;
+    });
     this.runMs += performance.now() - started;
     const logits = outputs.logits;
     cache.logits = lastLogits(this.#webgpu ? { dims: logits.dims, data: await logits.getData() } : logits);
@@ -374,7 +415,11 @@ export class OrtBackend {
     }
   }
 
-  async clone(handle) {
+  clone(handle) {
+    return this.#exclusive(() => this.#clone(handle));
+  }
+
+  async #clone(handle) {
     const source = this.#caches.get(handle);
     await this.#applyTruncation(source);
     const past = {};
@@ -391,7 +436,21 @@ export class OrtBackend {
     return this.#next;
   }
 
+  /** What the backend holds now (promptAPIRuntime.stats(): leak checks). */
+  resources() {
+    const caches = [...this.#caches.values()];
+    return {
+      caches: caches.length,
+      tensors: caches.reduce((sum, cache) => sum + Object.keys(cache.past).length, 0),
+      matchers: caches.filter((cache) => cache.matcher).length,
+    };
+  }
+
   release(handle) {
+    this.#exclusive(() => this.#release(handle));
+  }
+
+  #release(handle) {
     const cache = this.#caches.get(handle);
     cache?.matcher?.dispose();
     for (const tensor of Object.values(cache?.past ?? {})) tensor.dispose?.();

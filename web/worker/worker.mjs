@@ -5,9 +5,20 @@
 // BUILD is defined by build/build.py.
 
 /* global BUILD */
-import { modelCacheStates, modelText, revalidate, setRevalidation } from './model-cache.mjs';
+import {
+  modelCacheStates, modelText, revalidate, setDownloadTimeout, setRevalidation,
+} from './model-cache.mjs';
 
 const base = new URL('.', import.meta.url);
+
+// The page learns that this worker stopped (terminated, crashed, or closed after a
+// fatal ONNX Runtime error) when the Web Lock it holds from now on is released:
+// ../src/transport.js then rejects the pending calls and starts a fresh worker.
+const life = `prompt-api-runtime-worker-${crypto.randomUUID()}`;
+self.navigator.locks?.request(life, () => {
+  self.postMessage({ life });
+  return new Promise(() => {});
+});
 const queue = [];
 let engine = null;
 let bootDone = () => {};
@@ -84,6 +95,7 @@ async function init(text, config) {
     }
     const host = pyodide.pyimport('py_runtime.hosts.pyodide');
     setRevalidation(config.cacheRevalidation);
+    setDownloadTimeout(config.downloadTimeout);
     const files = { text: modelText, states: modelCacheStates, revalidate };
     engine = host.start(text, (reply) => self.postMessage(reply), createBackend, files);
   } catch (error) {

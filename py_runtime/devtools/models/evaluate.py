@@ -6,8 +6,10 @@
   dtype then reads those same token sequences (teacher forcing, one forward pass
   under onnxruntime) and we count how often its top token is fp32's, and the mean
   KL divergence of its next-token distribution from fp32's;
-- decode and prefill tokens/s in headless Chromium (``promptAPIRuntime.benchmark()``,
-  wasm, every core of this machine);
+- in headless Chromium (wasm, every core of this machine), a fresh browser per dtype:
+  the load time (navigation to ``create()`` resolved, the model file served from
+  localhost), prefill and decode tokens/s (``promptAPIRuntime.benchmark()``), and the
+  page's peak memory (the renderer's high-water mark) over all of it;
 - the page's greedy answer to the first prompt, and the file's size.
 """
 
@@ -99,22 +101,31 @@ def agreement(folder: Path, dtypes: list[Dtype]) -> dict[str, tuple[float, float
 
 
 def page_speed(folder: Path, dtypes: list[Dtype], dist: Path) -> dict[str, dict[str, Any]]:
-    """dtype -> promptAPIRuntime.benchmark() numbers and the greedy answer, in the page."""
+    """dtype -> load time, promptAPIRuntime.benchmark() numbers, the greedy answer and
+    the page's peak memory, in the page."""
+    import json
+
     from playwright.sync_api import sync_playwright
 
     from ..bench.pages import launch, mounts, page_path
+    from ..memory import page_peak_mib
     from ..server import StaticServer
 
     results = {}
     with StaticServer(mounts(dist, folder)) as server, sync_playwright() as playwright:
         for dtype in dtypes:
-            browser, _ = launch(playwright)
+            browser, pid = launch(playwright)
             page = browser.new_page()
             query = {"data-model": "/_model/", "data-dtype": dtype}
-            page.goto(f"{server.url}{page_path('ours-speed.html', query)}")
+            with page.expect_console_message(
+                lambda m: m.text.startswith("coldstart "), timeout=600_000
+            ) as message:
+                page.goto(f"{server.url}{page_path('ours-cold.html', query)}")
+                page.click("#go")
             speed = page.evaluate(
                 "() => promptAPIRuntime.benchmark({promptTokens: 128, decodeTokens: 64})"
             )
+            speed["loadMs"] = json.loads(message.value.text.removeprefix("coldstart "))["ready"]
             speed["answer"] = page.evaluate(
                 """async (text) => {
                   const session = await LanguageModel.create({samplingMode: 'most-predictable'});
@@ -122,6 +133,7 @@ def page_speed(folder: Path, dtypes: list[Dtype], dist: Path) -> dict[str, dict[
                 }""",
                 PROMPTS[0],
             )
+            speed["peakMiB"] = page_peak_mib(pid) if pid else None
             results[dtype] = speed
             browser.close()
     return results
@@ -130,14 +142,20 @@ def page_speed(folder: Path, dtypes: list[Dtype], dist: Path) -> dict[str, dict[
 def evaluate(folder: Path, dtypes: list[Dtype], dist: Path) -> None:
     quality = agreement(folder, [d for d in dtypes if d != "fp32"])
     speed = page_speed(folder, dtypes, dist)
-    print("| dtype | file | agreement with fp32 | KL | prefill tok/s | decode tok/s | answer |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| dtype | file | agreement with fp32 | KL | prefill tok/s | decode tok/s "
+        "| load | page peak | answer |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for dtype in dtypes:
-        size = (folder / model_file(dtype)).stat().st_size / 1e6
+        path = folder / model_file(dtype)
+        data = path.with_name(path.name + "_data")
+        size = (path.stat().st_size + (data.stat().st_size if data.exists() else 0)) / 1e6
         agree, kl = quality.get(dtype, (1.0, 0.0))
         s = speed[dtype]
+        peak = f"{s['peakMiB']:,.0f} MiB" if s["peakMiB"] else "-"
         print(
             f"| {dtype} | {size:.0f} MB | {agree:.1%} | {kl:.3f} | "
             f"{s['prefillTokensPerSecond']:.0f} | {s['decodeTokensPerSecond']:.1f} | "
-            f"{s['answer'][:60]!r} |"
+            f"{s['loadMs'] / 1000:.1f} s | {peak} | {s['answer'][:60]!r} |"
         )
