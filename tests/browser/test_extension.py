@@ -9,9 +9,12 @@ work in its own pages; the settings decide where the API is installed.
 from __future__ import annotations
 
 import json
+import re
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -257,3 +260,66 @@ def test_the_wpt_runner_serves_pages_without_our_script(echo_host):
         html = response.read().decode()
     assert "testharness.js" in html
     assert "language-model.js" not in html
+
+
+class _OffMachine(BaseHTTPRequestHandler):
+    """A proxy that records every request Chromium sends it and answers none."""
+
+    seen: list[str]
+
+    def _record(self) -> None:
+        self.seen.append(f"{self.command} {self.path}")
+        self.send_error(502)
+
+    do_GET = do_POST = do_HEAD = do_CONNECT = _record
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+def test_the_extension_sends_nothing_off_the_machine_and_refuses_pages(playwright, site):
+    """Every request of Chromium (pages, the extension's service worker and offscreen
+    document, their workers) goes through a recording proxy, except loopback, which
+    Chromium never proxies: nothing reaches it while pages use the echo model and a
+    real model with a constraint. A web page gets no chrome.runtime to message the
+    extension with: only its content scripts reach the engine."""
+    seen: list[str] = []
+    handler = type("_Recording", (_OffMachine,), {"seen": seen})
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        flags = [f"--proxy-server=http://127.0.0.1:{proxy.server_address[1]}"]
+        with extension_browser(playwright, extra_args=flags) as browser:
+            page = browser.context.new_page()
+            page.goto(f"{site.url}/a.html")
+            echo = page.evaluate("async () => (await LanguageModel.create()).prompt('hello')")
+            assert echo
+            assert page.evaluate("typeof globalThis.chrome?.runtime?.connect") == "undefined"
+            browser.configure({"model": f"{site.url}/model/", "dtype": "q4"})
+            page.goto(f"{site.url}/b.html")
+            _bless(page)
+            answers = page.evaluate(
+                """async () => {
+                  const session = await LanguageModel.create({samplingMode: 'most-predictable'});
+                  const text = await session.prompt('Hello!');
+                  const json = await session.prompt('Hello!', {responseConstraint: {type: 'object',
+                    properties: {a: {type: 'boolean'}}, required: ['a'],
+                    additionalProperties: false}});
+                  return [text, JSON.parse(json).a];
+                }"""
+            )
+            assert answers[0] == "Hello! How can I help you today?"
+            assert isinstance(answers[1], bool)
+        # Loopback is not proxied: the proxy sees only off-machine requests.
+        urllib.request.urlopen(f"{site.url}/a.html").read()
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    # Chromium's own background requests (its updater, its account service) go through
+    # the proxy too, even with its background networking off: told apart by host.
+    ours = [line for line in seen if not re.search(CHROMIUM_HOSTS, line)]
+    assert ours == [], ours
+
+
+#: Where Chromium itself talks to (extension update checks, sign-in), not our code.
+CHROMIUM_HOSTS = r"\b(update\.googleapis\.com|accounts\.google\.com|[a-z0-9-]+\.gvt1\.com)\b"

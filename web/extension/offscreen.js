@@ -25,7 +25,12 @@ const engine = {
 const router = new Router(engine, config);
 
 chrome.runtime.onConnect.addListener((port) => {
-  if (port.name !== PORT_NAME) return;
+  // Only this extension's own content scripts (bridge.js) connect: the manifest has no
+  // externally_connectable, and a port from anywhere else is refused all the same.
+  if (port.name !== PORT_NAME || port.sender?.id !== chrome.runtime.id) {
+    port.disconnect();
+    return;
+  }
   const { receive, close } = router.connect((text) => port.postMessage(text));
   port.onMessage.addListener(receive);
   port.onDisconnect.addListener(close);

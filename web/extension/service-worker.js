@@ -90,7 +90,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
 });
 
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
-  if (message?.kind !== 'engine') return false;
+  if (message?.kind !== 'engine' || sender.id !== chrome.runtime.id) return false;
   (async () => {
     const fromPage = sender.tab !== undefined && sender.origin && sender.origin !== `chrome-extension://${chrome.runtime.id}`;
     if (fromPage) {
