@@ -126,11 +126,12 @@ export class Client {
       this.#post({ kind: 'init', config });
     }
     const id = this.#nextId++;
-    const bootError = this.#bootError ?? (
+    // A boot failure refuses every call; a stopped engine, the calls of its sessions.
+    const refusal = this.#bootError ?? (
       handlers.generation !== undefined && handlers.generation !== this.#generation
         ? { name: 'OperationError', message: LOST } : null);
-    if (bootError) {
-      queueMicrotask(() => handlers.thrown(bootError));
+    if (refusal) {
+      queueMicrotask(() => handlers.thrown(refusal));
       return id;
     }
     this.#pending.set(id, handlers);

@@ -60,21 +60,20 @@ export function install(baseURL, script) {
  *   extension, whose cache its options page manages)
  */
 export function installRuntime(client, { cache = false } = {}) {
+  /** A call into the engine, as a promise of its result (errors of the page's realm). */
+  const ask = (kind, payload) => new Promise((resolve, reject) => {
+    client.call(kind, payload, { ret: resolve, thrown: (error) => reject(toPageError(error)) });
+  });
   const runtime = {
     /** Choose the model ({model, dtype, device, contextWindow}) before the first call. */
     configure: (options) => client.configure(options),
     /** Start booting the runtime now (the default unless data-boot="lazy"). */
     start: () => client.start(),
     /** Prefill/decode speed of the configured real model: {promptTokens, decodeTokens}. */
+    benchmark: ({ promptTokens = 512, decodeTokens = 128 } = {}) =>
+      ask('benchmark', { promptTokens, decodeTokens }),
     /** What the engine holds now: {sessions, caches, tensors, matchers} (leak checks). */
-    stats: () => new Promise((resolve, reject) => {
-      client.call('stats', {}, { ret: resolve, thrown: (error) => reject(toPageError(error)) });
-    }),
-    benchmark: ({ promptTokens = 512, decodeTokens = 128 } = {}) => new Promise((resolve, reject) => {
-      client.call('benchmark', { promptTokens, decodeTokens }, {
-        ret: resolve, thrown: (error) => reject(toPageError(error)),
-      });
-    }),
+    stats: () => ask('stats', {}),
   };
   if (cache) {
     // The worker is of the page's origin, so the page sees the same CacheStorage.
