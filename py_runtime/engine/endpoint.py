@@ -150,7 +150,7 @@ class Endpoint:
             case AppendRequest(session=session, input=prompt):
                 return await runtime.append(session, prompt, settle, stop)
             case MeasureRequest(session=session, input=prompt, constraint=constraint, omit=omit):
-                return runtime.measure(session, prompt, constraint, omit)
+                return await runtime.measure(session, prompt, constraint, omit)
             case CloneRequest(session=session):
                 return await runtime.clone(session, stop)
             case DestroyRequest(session=session):

@@ -104,7 +104,7 @@ class Runtime:
         await self.model.load(progress, stop)
         if stop():
             raise Aborted
-        initial_usage = self.model.measure_context(options.initial_prompts, options.tools)
+        initial_usage = await self.model.measure_context(options.initial_prompts, options.tools)
         if initial_usage > self.model.context_window:
             raise quota_exceeded(initial_usage, self.model.context_window)
         state = await self.model.new_state(options, stop)
@@ -160,10 +160,10 @@ class Runtime:
         session = self.session(session_id)
         await self._run(session, lambda: session.append(prompt, stop), settle)
 
-    def measure(
+    async def measure(
         self, session_id: int, prompt: PromptWire, constraint: Constraint | None, omit: bool
     ) -> int:
-        return self.session(session_id).measure_context_usage(prompt, constraint, omit)
+        return await self.session(session_id).measure_context_usage(prompt, constraint, omit)
 
     async def clone(self, session_id: int, stop: StopCallback) -> SessionInfo:
         session = self.session(session_id)

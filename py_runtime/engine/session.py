@@ -102,8 +102,8 @@ class Session:
         entries = self.history if history is None else history
         return [*self.options.initial_prompts, *(m for e in entries for m in e.messages)]
 
-    def measure_history(self, history: tuple[HistoryEntry, ...]) -> int:
-        return self.model.measure_context(self.context(history), self.options.tools)
+    async def measure_history(self, history: tuple[HistoryEntry, ...]) -> int:
+        return await self.model.measure_context(self.context(history), self.options.tools)
 
     # -- checkpoints -------------------------------------------------------
 
@@ -127,21 +127,21 @@ class Session:
             messages = with_response_constraint(messages, constraint)
         return messages
 
-    def measure_context_usage(
+    async def measure_context_usage(
         self, prompt: PromptWire, constraint: Constraint | None, omit: bool
     ) -> int:
         """measureContextUsage() steps 1-5."""
         if omit and constraint is None:
             raise type_error("omitResponseConstraintInput needs a responseConstraint.")
-        return self.model.measure(self._canonical_input(prompt, constraint, omit, False))
+        return await self.model.measure(self._canonical_input(prompt, constraint, omit, False))
 
-    def _add_to_history(self, messages: tuple[Message, ...], outcome: Outcome) -> None:
+    async def _add_to_history(self, messages: tuple[Message, ...], outcome: Outcome) -> None:
         """Keep an entry, then evict the oldest non-initial history while over the window."""
         history = (*self.history, HistoryEntry(messages))
-        usage = self.measure_history(history)
+        usage = await self.measure_history(history)
         while usage > self.context_window and len(history) > 1:
             history = history[1:]
-            usage = self.measure_history(history)
+            usage = await self.measure_history(history)
             outcome.overflowed = True
         self.history, self.context_usage = history, usage
 
@@ -155,14 +155,14 @@ class Session:
     ) -> None:
         """The spec's "prefill" steps 2-12, with Chromium's eviction."""
         messages = self._canonical_input(prompt, constraint, omit, self.context_usage > 0)
-        requested = self.model.measure(messages)
+        requested = await self.model.measure(messages)
         # Unlike spec step 9, only an input that cannot fit beside the initial
         # prompts fails; older history is evicted instead (as Chromium does).
         if self.initial_usage + requested > self.context_window:
             raise quota_exceeded(self.initial_usage + requested, self.context_window)
         if stop():
             raise Aborted
-        self._add_to_history(tuple(messages), outcome)
+        await self._add_to_history(tuple(messages), outcome)
         await self.state.prefill(self.context(), messages, stop)
         if stop():
             raise Aborted
@@ -186,7 +186,7 @@ class Session:
             content.extend(
                 Content("tool-call", c) for c in outcome.chunks if not isinstance(c, str)
             )
-        self._add_to_history((Message("assistant", tuple(content)),), outcome)
+        await self._add_to_history((Message("assistant", tuple(content)),), outcome)
         return outcome
 
     async def prompt(

@@ -68,11 +68,13 @@ class ModelAdapter(Protocol):
     async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
         """Download and initialise the model (idempotent)."""
 
-    def measure(self, messages: Sequence[Message]) -> int:
+    async def measure(self, messages: Sequence[Message]) -> int:
         """The usage of an input on its own (measureContextUsage)."""
         ...
 
-    def measure_context(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+    async def measure_context(
+        self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]
+    ) -> int:
         """The usage of a whole conversation with these tools (contextUsage)."""
         ...
 

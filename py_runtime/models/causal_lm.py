@@ -264,11 +264,13 @@ class CausalLM:
         """Tokens of the fixed system turn ``measure`` counts after (rendered once)."""
         return len(self.encode(self.render(_BASE, (), False)))
 
-    def measure(self, messages: Sequence[Message]) -> int:
+    async def measure(self, messages: Sequence[Message]) -> int:
         """Tokens the messages add to a conversation (after a fixed system turn)."""
         return len(self.encode(self.render([*_BASE, *messages], (), False))) - self._base_tokens
 
-    def measure_context(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+    async def measure_context(
+        self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]
+    ) -> int:
         """Tokens of the conversation as rendered, tool declarations included."""
         if messages:
             return len(self.encode(self.render(messages, tools, False)))
@@ -276,7 +278,7 @@ class CausalLM:
             return 0
         # Templates render nothing for an empty chat: measure beside an empty user turn.
         empty = [Message("user", (Content("text", ""),))]
-        return len(self.encode(self.render(empty, tools, False))) - self.measure(empty)
+        return len(self.encode(self.render(empty, tools, False))) - await self.measure(empty)
 
     async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> CausalLMState:
         assert self.backend is not None

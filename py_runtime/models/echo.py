@@ -141,16 +141,18 @@ class EchoModel:
     async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
         self.downloaded = True
 
-    def measure(self, messages: Sequence[Message]) -> int:
+    async def measure(self, messages: Sequence[Message]) -> int:
         return sum(
             utf8_length(c.value) if isinstance(c.value, str) else NON_TEXT_USAGE
             for m in messages
             for c in m.content
         )
 
-    def measure_context(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+    async def measure_context(
+        self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]
+    ) -> int:
         """Tool declarations count nothing in Chromium's echo model."""
-        return self.measure(messages)
+        return await self.measure(messages)
 
     async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> EchoState:
         state = EchoState(options.tools)

@@ -114,7 +114,7 @@ class Echo:
     def measure(
         self, session_id: int, input: Any, constraint: dict | None = None, omit: bool = False
     ) -> int:
-        return self.runtime.measure(session_id, input, constraint, omit)
+        return self.run(self.runtime.measure(session_id, input, constraint, omit))
 
     def clone(self, session_id: int) -> int:
         return self.run(self.runtime.clone(session_id, never))["session"]

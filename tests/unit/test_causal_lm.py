@@ -177,7 +177,7 @@ def test_clone_copies_the_cache_and_is_independent() -> None:
 def test_context_usage_counts_real_tokens() -> None:
     harness = Harness("fp32")
     session = harness.create(GREEDY)
-    measured = harness.runtime.measure(session, "Hello!", None, False)
+    measured = harness.run(harness.runtime.measure(session, "Hello!", None, False))
     assert 0 < measured < 20
     harness.prompt(session, "Hello!")
     usage = harness.runtime.session(session).context_usage

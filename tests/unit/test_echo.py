@@ -203,7 +203,8 @@ def test_overflow_evicts_the_oldest_history_and_reports_it(echo):
     second = echo.prompt(session, "b" * 100)  # 987, then 1087: the first input goes
     assert second.settled == {"contextUsage": 687, "overflowed": True}
     assert [
-        echo.runtime.model.measure(entry.messages) for entry in echo.session(session).history
+        echo.run(echo.runtime.model.measure(entry.messages))
+        for entry in echo.session(session).history
     ] == [487, 100, 100]
 
 
@@ -212,7 +213,8 @@ def test_overflow_never_evicts_initial_prompts(echo):
     reply = echo.prompt(session, "a" * 300)  # 200 + 300 + 587 = 1087
     assert reply.settled == {"contextUsage": 200 + 587, "overflowed": True}
     assert [
-        echo.runtime.model.measure(entry.messages) for entry in echo.session(session).history
+        echo.run(echo.runtime.model.measure(entry.messages))
+        for entry in echo.session(session).history
     ] == [587]
 
 
