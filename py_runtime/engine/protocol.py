@@ -188,6 +188,13 @@ class Config(TypedDict, total=False):
     #: Seconds a model download may go without receiving a byte before it fails with
     #: a NetworkError (default 30). Read by the worker.
     downloadTimeout: int | str
+    #: The server backend (``model`` is ``openai:`` + a base URL): the model's name on
+    #: that server (default: the one it serves), the API key it wants (sent as a
+    #: bearer token; configure() only, not an attribute a page's DOM shows), and the
+    #: seconds a request may go without a byte (default 60). Read by the worker.
+    serverModel: str
+    serverKey: str
+    serverTimeout: int | str
     #: Where the runtime's files (worker.mjs, pyodide/, ort/, packages/, xgrammar/)
     #: are served from, relative to the page; default: beside the script. Shim only.
     assetsURL: str

@@ -2,8 +2,9 @@
 
 ``start`` is the worker script's one entry point (web/worker/worker.mjs): it reads
 the ``init`` message, chooses the model adapter the page configured (the echo
-model, or a causal LM whose files are fetched and whose forward passes run on
-ONNX Runtime Web through web/worker/ort-backend.mjs) and returns the protocol
+model, a causal LM whose files are fetched and whose forward passes run on
+ONNX Runtime Web through web/worker/ort-backend.mjs, or a server's model over
+``fetch``) and returns the protocol
 endpoint. The CPython host (``cpython.py``) is its counterpart for tests and tools.
 """
 
@@ -23,6 +24,7 @@ from ..models.backend import Backend
 from ..models.base import ModelAdapter, ProgressCallback
 from ..models.causal_lm import CausalLM
 from ..models.echo import EchoModel
+from ..models.server import DEFAULT_TIMEOUT, ServerModel, server_url
 
 
 def start(init_text: str, post: Post, create_backend: Any, files: Any) -> Endpoint | None:
@@ -40,10 +42,74 @@ def start(init_text: str, post: Post, create_backend: Any, files: Any) -> Endpoi
 
 
 def create_model(config: Config, create_backend: Any, files: Any) -> ModelAdapter:
-    """The adapter the page configured: ``echo`` (the default), or the base URL of a
-    model folder."""
+    """The adapter the page configured: ``echo`` (the default), a server's model
+    (``openai:`` + its base URL), or the base URL of a model folder."""
     model = config.get("model") or "echo"
-    return EchoModel() if model == "echo" else web_model(config, create_backend, files)
+    if model == "echo":
+        return EchoModel()
+    base_url = server_url(model)
+    if base_url is not None:
+        cap = int(config["contextWindow"]) if config.get("contextWindow") else None
+        return ServerModel(
+            base_url,
+            FetchHttp(),
+            config.get("serverModel") or None,
+            config.get("serverKey") or None,
+            float(config.get("serverTimeout") or DEFAULT_TIMEOUT),
+            cap,
+        )
+    return web_model(config, create_backend, files)
+
+
+class FetchExchange:
+    """One request through the worker's ``fetch``, cancelled with an AbortController."""
+
+    def __init__(self, method: str, url: str, headers: dict[str, str], body: str | None) -> None:
+        from js import AbortController, Object, TextDecoder
+        from pyodide.ffi import to_js
+
+        self._controller = AbortController.new()
+        init = {"method": method, "headers": headers, "signal": self._controller.signal}
+        if body is not None:
+            init["body"] = body
+        self._url = url
+        self._init = to_js(init, dict_converter=Object.fromEntries)
+        self._decoder = TextDecoder.new()
+        self._reader: Any = None
+
+    async def start(self) -> int:
+        from js import fetch
+        from pyodide.ffi import JsException
+
+        try:
+            response = await fetch(self._url, self._init)
+        except JsException as error:  # a TypeError: unreachable, refused by CORS, ...
+            raise ConnectionError(str(error)) from None
+        self._reader = response.body.getReader()
+        return int(response.status)
+
+    async def read(self) -> str | None:
+        from js import Object
+        from pyodide.ffi import JsException, to_js
+
+        try:
+            chunk = await self._reader.read()
+        except JsException as error:
+            raise ConnectionError(str(error)) from None
+        if chunk.done:
+            return None
+        stream = to_js({"stream": True}, dict_converter=Object.fromEntries)
+        return str(self._decoder.decode(chunk.value, stream))
+
+    def cancel(self) -> None:
+        self._controller.abort()
+
+
+class FetchHttp:
+    def open(
+        self, method: str, url: str, headers: dict[str, str], body: str | None
+    ) -> FetchExchange:
+        return FetchExchange(method, url, headers, body)
 
 
 #: The files of a model folder besides its ONNX file (and that file's ``_data``).

@@ -12,7 +12,7 @@ import {
 
 const CONFIG_KEYS = [
   'model', 'dtype', 'device', 'contextWindow', 'threads', 'toolCallResults', 'cacheRevalidation',
-  'downloadTimeout',
+  'downloadTimeout', 'serverModel', 'serverTimeout',
 ];
 
 /**

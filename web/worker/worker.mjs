@@ -77,9 +77,12 @@ async function install(pyodide, wheels) {
  * @param {import('../src/protocol.js').Config} config its configuration
  */
 async function init(text, config) {
-  // Real models need ONNX Runtime Web: start it while Pyodide starts. A failure here
-  // comes back from createOrtBackend() and create() reports it.
-  const ortBackend = (config.model ?? 'echo') !== 'echo' ? import('./ort-backend.mjs') : null;
+  // Models run here need ONNX Runtime Web (not the echo model, nor a server's): start
+  // it while Pyodide starts. A failure here comes back from createOrtBackend() and
+  // create() reports it.
+  const model = config.model ?? 'echo';
+  const local = model !== 'echo' && !model.startsWith('openai:');
+  const ortBackend = local ? import('./ort-backend.mjs') : null;
   ortBackend?.then(({ startOrt }) => startOrt({
     device: config.device || 'wasm', threads: Number(config.threads) || 0,
   })).catch(() => {});

@@ -1,0 +1,592 @@
+"""A model served by an OpenAI-compatible server engine (llama.cpp's server, vLLM).
+
+Opt-in only: the page names the server (``data-model="openai:URL"``, README
+"Server backend"); nothing leaves the device otherwise. The session's
+conversation is the client-side history, sent whole with every answer (the
+server's prompt cache reuses what it already computed), so ``clone`` and abort
+need nothing from the server. What maps where:
+
+- answers: ``POST {base}/chat/completions`` with ``stream: true`` (server-sent
+  events); an abort closes the request, which stops the engine's generation;
+- sampling: ``temperature`` and ``top_k`` (greedy: temperature 0);
+- tools: ``tools`` and the answer's ``tool_calls`` (the engine's chat template must
+  have a tool format; llama.cpp's Hermes one holds arguments to the schema);
+- constraints: a JSON schema as ``response_format`` ``json_schema``; a RegExp as
+  llama.cpp's ``grammar`` (GBNF, ``gbnf.py``; after an assistant prefix, what may
+  follow it); NotSupportedError where the server has no way to hold it;
+- ``contextWindow``: llama.cpp's ``/props`` (its per-slot ``n_ctx``), else the
+  model list's ``max_model_len`` (vLLM) or ``context_length``;
+- usage: the engine's own tokenizer (llama.cpp ``/apply-template`` + ``/tokenize``,
+  or vLLM's chat ``/tokenize``); without one, UTF-8 bytes / 4 (an approximation).
+
+Every request is read with a timeout between pieces: a server that goes silent is
+a NetworkError, as is one that cannot be reached or cuts an answer off; an error
+status is an OperationError with the server's message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from ..engine.errors import Aborted, PromptAPIError, operation_error
+from ..engine.grammar import Grammar
+from ..engine.messages import Content, Message, ToolCall
+from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.vocabulary import Availability, Sampling, sampling_for
+from .base import Chunk, ProgressCallback, StopCallback
+from .causal_lm import merge_prefixes
+from .gbnf import regex_to_gbnf
+from .hf_messages import messages_to_hf, tool_declarations_to_hf
+
+#: The marker before a server's base URL in ``data-model``.
+SCHEME = "openai:"
+#: The longest one answer may be, in tokens (as for local models).
+MAX_RESPONSE_TOKENS = 512
+#: Seconds a request may go without a byte from the server (``serverTimeout``).
+DEFAULT_TIMEOUT = 60.0
+#: How often a pending read checks whether its call was aborted, in seconds.
+POLL_SECONDS = 0.05
+#: Used when the server states no context size.
+FALLBACK_WINDOW = 4096
+#: The fixed system turn inputs are measured after (as ``causal_lm`` does).
+_BASE = (Message("system", (Content("text", ""),)),)
+_USER = Message("user", (Content("text", ""),))
+
+T = TypeVar("T")
+
+
+class Exchange(Protocol):
+    """One HTTP request, made by the host (page: fetch; CPython: urllib)."""
+
+    async def start(self) -> int:
+        """Send the request; the response's status. ``ConnectionError`` when the
+        server cannot be reached."""
+
+    async def read(self) -> str | None:
+        """The next piece of the body, decoded; None at its end. ``ConnectionError``
+        when the connection breaks."""
+
+    def cancel(self) -> None:
+        """Abort the request (the server sees the connection close)."""
+
+
+class Http(Protocol):
+    def open(
+        self, method: str, url: str, headers: dict[str, str], body: str | None
+    ) -> Exchange: ...
+
+
+def server_url(model: str) -> str | None:
+    """The base URL in a ``data-model`` value, or None when it names no server."""
+    if not model.startswith(SCHEME):
+        return None
+    return model[len(SCHEME) :].rstrip("/")
+
+
+def network_error(message: str) -> PromptAPIError:
+    return PromptAPIError("NetworkError", message)
+
+
+@dataclass
+class Reply:
+    """A whole (non-streamed) response."""
+
+    status: int
+    text: str
+
+    def json(self) -> Any:
+        try:
+            return json.loads(self.text)
+        except ValueError:
+            return None
+
+    def object(self) -> dict[str, Any]:
+        """The body's JSON object on a 200 status; else empty."""
+        body = self.json() if self.status == 200 else None
+        return body if isinstance(body, dict) else {}
+
+
+def error_message(text: str) -> str:
+    """The message in an error body (OpenAI's ``{"error": {"message"}}`` or text)."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text.strip()[:300]
+    error = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error)[:300]
+
+
+def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Canonical messages as chat-completion messages (the Hugging Face mapping, with
+    tool-call arguments as JSON text, as the OpenAI API has them)."""
+    out = []
+    try:
+        hf = messages_to_hf(merge_prefixes(messages))
+    except ValueError as error:
+        raise PromptAPIError("NotSupportedError", str(error)) from None
+    for message in hf:
+        if "tool_calls" in message:
+            message["tool_calls"] = [
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {
+                        "name": call["function"]["name"],
+                        "arguments": json.dumps(call["function"]["arguments"], ensure_ascii=False),
+                    },
+                }
+                for call in message["tool_calls"]
+            ]
+        out.append(message)
+    return out
+
+
+def sampling_fields(sampling: Sampling) -> dict[str, Any]:
+    """The request's sampling: top-k 1 is greedy, which every server reads as temperature 0."""
+    if sampling.top_k <= 1 or sampling.temperature == 0:
+        return {"temperature": 0.0, "top_k": 1}
+    return {"temperature": sampling.temperature, "top_k": sampling.top_k}
+
+
+def constraint_fields(grammar: Grammar, prefix: str) -> dict[str, Any]:
+    """How the server holds an answer to ``grammar`` that continues ``prefix``."""
+    if grammar.kind == "json-schema":
+        schema = json.loads(grammar.source)
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "response", "schema": schema, "strict": True},
+            }
+        }
+    if grammar.kind == "regex":
+        gbnf = regex_to_gbnf(grammar.source, prefix)
+        if gbnf is None:
+            raise PromptAPIError(
+                "NotSupportedError", "The response constraint cannot start with the prefix."
+            )
+        return {"grammar": gbnf}
+    raise PromptAPIError("NotSupportedError", "The server cannot hold this response constraint.")
+
+
+class OneLineJson:
+    """Constrained JSON on one line, as the page's own grammars write it: llama.cpp's
+    schema grammars allow a newline and indentation wherever a space may go, and a
+    sampled answer takes them. Outside strings these are dropped as they stream (the
+    value is the same)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.in_string = self.escaped = self.indenting = False
+        self.feed(prefix)
+
+    def feed(self, text: str) -> str:
+        out = []
+        for char in text:
+            if self.in_string:
+                self.in_string = self.escaped or char != '"'
+                self.escaped = not self.escaped and char == "\\"
+            elif char in "\n\r\t" or (char == " " and self.indenting):
+                self.indenting = True
+                continue
+            else:
+                self.in_string = char == '"'
+            self.indenting = False
+            out.append(char)
+        return "".join(out)
+
+
+@dataclass
+class ToolCallDelta:
+    """A tool call as its pieces stream in."""
+
+    call_id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    def finish(self, tools: Sequence[ToolDeclaration]) -> ToolCall:
+        text = "".join(self.arguments).strip() or "{}"
+        try:
+            arguments = json.loads(text)
+        except ValueError:
+            arguments = None
+        if not isinstance(arguments, dict):
+            raise operation_error(f"The server's call of {self.name!r} has no JSON object.")
+        if self.name not in {tool.name for tool in tools}:
+            raise operation_error(f"The server called {self.name!r}, which is not declared.")
+        return ToolCall(self.call_id or f"call_{secrets.token_hex(8)}", self.name, arguments)
+
+
+class ServerModel:
+    """The ModelAdapter over a server: no weights here, only requests."""
+
+    capabilities = Capabilities(
+        languages=("en",),
+        input_types=("text", "tool-call", "tool-response"),
+        output_types=("text", "tool-call"),
+    )
+    keeps_tool_calls = True
+    enforces_constraints = True
+
+    def __init__(
+        self,
+        base_url: str,
+        http: Http,
+        model: str | None = None,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        context_cap: int | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        #: The server's own endpoints (llama.cpp's /props, /tokenize) sit beside /v1.
+        self.root_url = self.base_url.removesuffix("/v1")
+        self.http = http
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.context_cap = context_cap
+        self.model_id: str | None = None
+        self._window = float(context_cap or FALLBACK_WINDOW)
+        #: How usage is counted: "llama.cpp", "vllm" or "bytes" (found at load).
+        self.counter = "bytes"
+        #: The tokens of an empty user turn (``_count``), once measured.
+        self._user_turn: int | None = None
+        self._loading: asyncio.Future[None] | None = None
+
+    @property
+    def context_window(self) -> float:
+        return self._window
+
+    # -- requests ----------------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    async def _within(
+        self,
+        step: Awaitable[T],
+        exchange: Exchange,
+        stop: StopCallback,
+        url: str,
+        reading: bool = False,
+    ) -> T:
+        """``step`` of ``exchange`` (its start, or a ``reading`` of its body), cancelled
+        on stop or after ``timeout`` seconds without a byte."""
+        task = asyncio.ensure_future(step)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        try:
+            while not task.done():
+                await asyncio.wait({task}, timeout=POLL_SECONDS)
+                if task.done():
+                    break
+                if stop():
+                    raise Aborted
+                if loop.time() > deadline:
+                    raise network_error(
+                        f"The model server at {url} sent nothing for {self.timeout:g} s."
+                    )
+            return task.result()
+        except ConnectionError as error:
+            exchange.cancel()
+            what = "broke the connection" if reading else "could not be reached"
+            raise network_error(f"The model server at {url} {what} ({error}).") from None
+        except BaseException:
+            if not task.done():
+                task.cancel()
+                task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            exchange.cancel()
+            raise
+
+    async def _send(
+        self, method: str, url: str, body: Any, stop: StopCallback
+    ) -> tuple[Exchange, int]:
+        data = None if body is None else json.dumps(body, ensure_ascii=False)
+        exchange = self.http.open(method, url, self._headers(), data)
+        return exchange, await self._within(exchange.start(), exchange, stop, url)
+
+    async def _read(self, exchange: Exchange, stop: StopCallback, url: str) -> str | None:
+        return await self._within(exchange.read(), exchange, stop, url, reading=True)
+
+    async def _read_all(self, exchange: Exchange, stop: StopCallback, url: str) -> str:
+        pieces = []
+        while (
+            piece := await self._within(exchange.read(), exchange, stop, url, reading=True)
+        ) is not None:
+            pieces.append(piece)
+        return "".join(pieces)
+
+    async def request(
+        self, method: str, path: str, body: Any = None, stop: StopCallback = lambda: False
+    ) -> Reply:
+        """A whole request to ``path`` (``/models``; ``root:`` for the server's own)."""
+        url = self.root_url + path[5:] if path.startswith("root:") else self.base_url + path
+        exchange, status = await self._send(method, url, body, stop)
+        return Reply(status, await self._read_all(exchange, stop, url))
+
+    # -- loading -----------------------------------------------------------
+
+    async def _served(self) -> dict[str, Any]:
+        """The model's entry in the server's model list (``model`` or the only one)."""
+        reply = await self.request("GET", "/models")
+        if reply.status != 200:
+            raise operation_error(
+                f"The model server at {self.base_url} answered {reply.status}: "
+                f"{error_message(reply.text)}"
+            )
+        body = reply.json()
+        entries = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(entries, list):
+            raise operation_error(f"The model server at {self.base_url} lists no models.")
+        for entry in entries:
+            if isinstance(entry, dict) and (self.model is None or entry.get("id") == self.model):
+                return entry
+        raise operation_error(
+            f"The model server at {self.base_url} does not serve the model {self.model!r}."
+        )
+
+    async def availability(self) -> Availability | None:
+        """Available when the server answers and serves the model; else unavailable."""
+        try:
+            await self._served()
+        except PromptAPIError:
+            return "unavailable"
+        return "available"
+
+    async def load(self, on_progress: ProgressCallback, stop: StopCallback) -> None:
+        """Find the model, its context window and how to count its tokens (once)."""
+        if self.model_id is not None:
+            return
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(self._load())
+        loading = self._loading
+        try:
+            await loading
+        finally:
+            if loading.done():
+                self._loading = None
+        on_progress(1)
+
+    async def _load(self) -> None:
+        entry = await self._served()
+        window = await self._server_window(entry)
+        if self.context_cap:
+            window = min(window, self.context_cap)
+        self._window = float(window)
+        self.counter = await self._find_counter(str(entry["id"]))
+        self.model_id = str(entry["id"])
+
+    async def _server_window(self, entry: dict[str, Any]) -> int:
+        props = await self.request("GET", "root:/props")
+        settings = props.object().get("default_generation_settings")
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        for value in (n_ctx, entry.get("max_model_len"), entry.get("context_length")):
+            if isinstance(value, int) and value > 0:
+                return value
+        return FALLBACK_WINDOW
+
+    async def _find_counter(self, model_id: str) -> str:
+        probe = [{"role": "user", "content": "Hi"}]
+        reply = await self.request("POST", "root:/apply-template", {"messages": probe})
+        if isinstance(reply.object().get("prompt"), str):
+            return "llama.cpp"
+        reply = await self.request("POST", "root:/tokenize", {"model": model_id, "messages": probe})
+        if isinstance(reply.object().get("count"), int):
+            return "vllm"
+        return "bytes"
+
+    # -- usage ---------------------------------------------------------------
+
+    async def _count(self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> int:
+        """Tokens of the conversation as the server renders it. Servers read a last
+        assistant message as one to continue (and refuse one with tool calls): a
+        finished one is counted with an empty user turn after it, less that turn."""
+        if messages and messages[-1].role == "assistant" and not messages[-1].prefix:
+            if self._user_turn is None:
+                self._user_turn = await self._render_count([*_BASE, _USER], ()) - (
+                    await self._render_count(_BASE, ())
+                )
+            return await self._render_count([*messages, _USER], tools) - self._user_turn
+        return await self._render_count(messages, tools)
+
+    async def _render_count(
+        self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]
+    ) -> int:
+        body: dict[str, Any] = {"messages": to_openai_messages(messages)}
+        if tools:
+            body["tools"] = tool_declarations_to_hf(tools)
+        if self.counter == "llama.cpp":
+            template = await self._tokenizer("root:/apply-template", body)
+            tokens = await self._tokenizer(
+                "root:/tokenize", {"content": template.get("prompt"), "add_special": False}
+            )
+            return len(tokens.get("tokens") or [])
+        if self.counter == "vllm":
+            body["model"] = self.model_id
+            return int((await self._tokenizer("root:/tokenize", body)).get("count") or 0)
+        text = json.dumps(body, ensure_ascii=False)
+        return math.ceil(len(text.encode()) / 4)
+
+    async def _tokenizer(self, path: str, body: Any) -> dict[str, Any]:
+        reply = await self.request("POST", path, body)
+        if reply.status != 200 or not reply.object():
+            raise operation_error(
+                f"The model server's tokenizer answered {reply.status}: {error_message(reply.text)}"
+            )
+        return reply.object()
+
+    async def measure(self, messages: Sequence[Message]) -> int:
+        """Tokens the messages add after a fixed system turn."""
+        return await self._count([*_BASE, *messages], ()) - await self._count(_BASE, ())
+
+    async def measure_context(
+        self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]
+    ) -> int:
+        if not messages and not tools:
+            return 0
+        if messages:
+            return await self._count(messages, tools)
+        return await self._count([_USER], tools) - await self._count([_USER], ())
+
+    async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> ServerState:
+        sampling = sampling_for(options.sampling_mode, options.top_k, options.temperature)
+        return ServerState(self, tuple(options.tools), sampling)
+
+    # -- answers -------------------------------------------------------------
+
+    async def stream(
+        self,
+        context: Sequence[Message],
+        tools: Sequence[ToolDeclaration],
+        sampling: Sampling,
+        grammar: Grammar | None,
+        stop: StopCallback,
+    ) -> AsyncIterator[Chunk]:
+        """One answer to ``context``, chunk by chunk."""
+        assert self.model_id is not None
+        body: dict[str, Any] = {
+            "model": self.model_id,
+            "messages": to_openai_messages(context),
+            "stream": True,
+            "max_tokens": MAX_RESPONSE_TOKENS,
+            **sampling_fields(sampling),
+        }
+        if tools:
+            body["tools"] = tool_declarations_to_hf(tools)
+        prefix = context[-1].text() if context and context[-1].prefix else ""
+        if grammar is not None:
+            body.update(constraint_fields(grammar, prefix))
+        url = self.base_url + "/chat/completions"
+        exchange, status = await self._send("POST", url, body, stop)
+        if status != 200:
+            message = error_message(await self._read_all(exchange, stop, url))
+            if grammar is not None and status == 400:
+                raise PromptAPIError(
+                    "NotSupportedError",
+                    f"The model server cannot hold this response constraint: {message}",
+                )
+            raise operation_error(f"The model server answered {status}: {message}")
+        calls: dict[int, ToolCallDelta] = {}
+        finished = False
+        #: llama.cpp's answer to a prefix starts with the prefix again: held back until
+        #: it is known whether it does, then dropped (vLLM's continues after it).
+        held: str | None = "" if prefix else None
+        one_line = OneLineJson(prefix) if grammar and grammar.kind == "json-schema" else None
+        try:
+            async for event in self._events(exchange, stop, url):
+                if event.get("error"):
+                    raise operation_error(
+                        f"The model server failed: {error_message(json.dumps(event))}"
+                    )
+                for choice in event.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    text = str(delta.get("content") or "")
+                    if held is not None and text:
+                        held += text
+                        if prefix.startswith(held):
+                            continue
+                        text = held.removeprefix(prefix)
+                        held = None
+                    if one_line and text:
+                        text = one_line.feed(text)
+                    if text:
+                        yield text
+                    for part in delta.get("tool_calls") or []:
+                        call = calls.setdefault(int(part.get("index", 0)), ToolCallDelta())
+                        call.call_id = part.get("id") or call.call_id
+                        function = part.get("function") or {}
+                        call.name += function.get("name") or ""
+                        call.arguments.append(function.get("arguments") or "")
+                    finished = finished or choice.get("finish_reason") is not None
+        finally:
+            exchange.cancel()
+        if not finished:
+            raise network_error(f"The model server at {url} cut the answer off.")
+        for index in sorted(calls):
+            yield calls[index].finish(tools)
+
+    async def _events(
+        self, exchange: Exchange, stop: StopCallback, url: str
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The stream's server-sent events' data, as JSON objects, up to ``[DONE]``."""
+        buffer = ""
+        while (
+            piece := await self._within(exchange.read(), exchange, stop, url, reading=True)
+        ) is not None:
+            buffer += piece
+            *lines, buffer = buffer.split("\n")
+            for line in lines:
+                line = line.rstrip("\r")
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    return
+                try:
+                    event = json.loads(data)
+                except ValueError:
+                    raise operation_error(
+                        f"The model server sent an event that is not JSON: {data[:100]}"
+                    ) from None
+                if isinstance(event, dict):
+                    yield event
+
+
+@dataclass
+class ServerState:
+    """A session's state: nothing held on the server (the history is the session's)."""
+
+    model: ServerModel
+    tools: tuple[ToolDeclaration, ...]
+    sampling: Sampling
+
+    def checkpoint(self) -> None:
+        return None
+
+    def rollback(self, checkpoint: Any) -> None:
+        pass
+
+    async def prefill(
+        self, context: Sequence[Message], added: Sequence[Message], stop: StopCallback
+    ) -> None:
+        """Nothing to compute ahead: the server reads the whole context with the next answer."""
+
+    def generate(
+        self, context: Sequence[Message], stop: StopCallback, grammar: Grammar | None = None
+    ) -> AsyncIterator[Chunk]:
+        return self.model.stream(context, self.tools, self.sampling, grammar, stop)
+
+    async def clone(self, context: Sequence[Message]) -> ServerState:
+        return ServerState(self.model, self.tools, self.sampling)
+
+    def release(self) -> None:
+        pass
