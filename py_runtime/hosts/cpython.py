@@ -102,7 +102,11 @@ class UrllibHttp:
 
 
 def server_model(
-    base_url: str, model: str | None = None, api_key: str | None = None, timeout: float = 60.0
+    base_url: str,
+    model: str | None = None,
+    api_key: str | None = None,
+    timeout: float = 60.0,
+    context_cap: int | None = None,
 ) -> ServerModel:
     """A model served by an OpenAI-compatible server (see ``models/server.py``)."""
-    return ServerModel(base_url, UrllibHttp(), model, api_key, timeout)
+    return ServerModel(base_url, UrllibHttp(), model, api_key, timeout, context_cap)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -48,10 +49,16 @@ pytestmark = pytest.mark.needs_files(
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The module's engine: its base URL and its log."""
     log = tmp_path_factory.mktemp("engine") / "llama-server.log"
     with engine.serve(log_file=log) as url:
-        yield url
+        yield url, log
+
+
+@pytest.fixture
+def server(served: tuple[str, Path]) -> str:
+    return served[0]
 
 
 @pytest.mark.parametrize(
@@ -260,3 +267,68 @@ def test_the_cli_answers_over_the_server(server: str) -> None:
     )
     answer = json.loads(completed.stdout)
     assert "Paris" in answer["text"] and answer["contextWindow"] == engine.CONTEXT
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url) as response:  # noqa: S310
+        return json.load(response)
+
+
+def test_an_abort_stops_the_engines_generation(served: tuple[str, Path]) -> None:
+    """The aborted request is closed, and the engine cancels its task: its slot holds
+    the prompt and a few tokens, not the 512 asked for."""
+    server, log = served
+    client = Client(server)
+    session = client.create()
+    chunks: list[Any] = []
+
+    async def settle(value: Any) -> bool:
+        return True
+
+    prompt = client.runtime.prompt(
+        session,
+        "Write a long story about a dragon.",
+        None,
+        False,
+        chunks.append,
+        settle,
+        lambda: len(chunks) >= 3,
+    )
+    with pytest.raises(PromptAPIError) as caught:
+        client.runner.run(prompt)
+    assert caught.value.name == "AbortError" and client.usage(session) == 0
+    root = server.removesuffix("/v1")
+    deadline = time.monotonic() + 30
+    while any(slot["is_processing"] for slot in get(root + "/slots")):
+        assert time.monotonic() < deadline, "the engine still generates"
+        time.sleep(0.05)
+    text = log.read_text()
+    assert "cancel task" in text, "the engine saw the request cancelled"
+    held = re.findall(r"stop processing: n_tokens = (\d+)", text)
+    assert held and int(held[-1]) < 150, f"the slot held {held[-1:]} tokens, not the 512 asked"
+
+
+def test_eviction_and_overflow_are_the_runtimes_as_for_local_models(server: str) -> None:
+    """With the window capped (data-context-window), the oldest turns are evicted and
+    the prompt reports the overflow; usage stays within the window."""
+    client = Client(server, context_cap=120)
+    session = client.create()
+    assert client.runtime.session(session).context_window == 120
+    overflowed = []
+    for question in ["Name a fruit.", "Name a color.", "Name an animal.", "Name a city."]:
+        settled: list[Any] = []
+
+        async def settle(value: Any, settled: list[Any] = settled) -> bool:
+            settled.append(value)
+            return True
+
+        client.runner.run(
+            client.runtime.prompt(
+                session, question, None, False, lambda chunk: None, settle, lambda: False
+            )
+        )
+        overflowed.append(settled[0]["overflowed"])
+        assert settled[0]["contextUsage"] <= 120
+    assert any(overflowed), overflowed
+    context = client.runtime.session(session).context()
+    assert context[0].text() != "Name a fruit.", "the first turn was evicted"
