@@ -1,13 +1,14 @@
 """Where a decode step's time goes: natively, per operator, and in ORT Web vs native
 onnxruntime for the kernels that dominate it.
 
-    python bench/kernels.py --model DIR --dtype q8 [--threads 1 2] [--json FILE]
+    python bench/kernels.py --model DIR --dtype q8 [--threads 1 2] [--rows 1] [--json FILE]
 
 1. onnxruntime's own profiler over decode steps of the model (after a 512-token
    prefill): milliseconds per step for each operator type.
 2. The dominant kernels alone, at the model's shapes, in one headless Chromium (ORT
    Web, wasm, the runtime's dist/ORT files) and in CPython (onnxruntime), side by side:
-   milliseconds per call and the ratio.
+   milliseconds per call and the ratio. ``--rows 128`` times them on 128 positions at
+   once (a prefill chunk, as ort-backend.mjs runs a long input) instead of one.
 """
 
 from __future__ import annotations
@@ -63,17 +64,17 @@ def profile_decode(model: Path, dtype: str, threads: int, prompt: int, steps: in
     return {"step_ms": step_ms, "per_op_ms": dict(sorted(per_op.items(), key=lambda kv: -kv[1]))}
 
 
-def kernel_models(config: dict, dtype: str, into: Path) -> dict[str, Path]:
-    """One-operator models at the model's shapes: each decode step's linear layers
-    (hidden -> intermediate, as q8's DynamicQuantizeLinear + MatMulInteger or q4's
-    MatMulNBits) and the tied LM head (hidden -> vocab, float32 MatMul)."""
+def kernel_models(config: dict, dtype: str, into: Path, rows: int = 1) -> dict[str, Path]:
+    """One-operator models at the model's shapes, on ``rows`` positions: the linear
+    layers (hidden -> intermediate, as q8's DynamicQuantizeLinear + MatMulInteger, q4's
+    MatMulNBits or fp32's MatMul) and the tied LM head (hidden -> vocab, float32 MatMul)."""
     hidden, inner, vocab = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
     rng = np.random.default_rng(0)
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, hidden])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, rows, hidden])
     models: dict[str, Path] = {}
 
     def save(name: str, nodes: list, inits: list, width: int, opset: list) -> None:
-        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, width])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, rows, width])
         graph = helper.make_graph(nodes, name, [x], [y], inits)
         path = into / f"{name}.onnx"
         onnx.save(helper.make_model(graph, opset_imports=opset, ir_version=8), path)
@@ -95,6 +96,15 @@ def kernel_models(config: dict, dtype: str, into: Path) -> dict[str, Path]:
             numpy_helper.from_array(np.array(0.01, np.float32), "ws"),
         ]
         save("int8 linear (DynamicQuantizeLinear + MatMulInteger)", nodes, inits, inner, opset)
+    elif dtype == "fp32":
+        weight = rng.standard_normal((hidden, inner), np.float32) / 30
+        save(
+            "float32 linear (MatMul)",
+            [helper.make_node("MatMul", ["x", "w"], ["y"])],
+            [numpy_helper.from_array(weight, "w")],
+            inner,
+            opset,
+        )
     else:
         blocks = hidden // 32
         packed = rng.integers(0, 255, (inner, blocks, 16), np.uint8)
@@ -131,11 +141,11 @@ def kernel_models(config: dict, dtype: str, into: Path) -> dict[str, Path]:
 KERNEL_PAGE = b"""<!doctype html><meta charset=utf-8><script type=module>
   const ort = await import('/ort/ort.wasm.min.mjs');
   ort.env.wasm.wasmPaths = '/ort/';
-  window.timeKernel = async (url, threads, hidden, runs) => {
+  window.timeKernel = async (url, threads, hidden, runs, rows) => {
     ort.env.wasm.numThreads = threads;
     const session = await ort.InferenceSession.create(url, { graphOptimizationLevel: 'all' });
-    const x = new ort.Tensor('float32', Float32Array.from({ length: hidden }, Math.random),
-                             [1, 1, hidden]);
+    const x = new ort.Tensor('float32', Float32Array.from({ length: rows * hidden }, Math.random),
+                             [1, rows, hidden]);
     const times = [];
     for (let i = 0; i < runs + 5; i++) {
       const started = performance.now();
@@ -149,13 +159,13 @@ KERNEL_PAGE = b"""<!doctype html><meta charset=utf-8><script type=module>
 </script>"""
 
 
-def time_native(path: Path, threads: int, hidden: int, runs: int) -> list[float]:
+def time_native(path: Path, threads: int, hidden: int, runs: int, rows: int) -> list[float]:
     import time
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    x = np.random.default_rng(1).random((1, 1, hidden), np.float32)
+    x = np.random.default_rng(1).random((1, rows, hidden), np.float32)
     times = []
     for i in range(runs + 5):
         started = time.perf_counter()
@@ -165,7 +175,9 @@ def time_native(path: Path, threads: int, hidden: int, runs: int) -> list[float]
     return times
 
 
-def time_kernels(models: dict[str, Path], threads: list[int], hidden: int, runs: int) -> dict:
+def time_kernels(
+    models: dict[str, Path], threads: list[int], hidden: int, runs: int, rows: int
+) -> dict:
     """Milliseconds per call of each kernel model, page (ORT Web) and native."""
     from playwright.sync_api import sync_playwright
 
@@ -185,10 +197,10 @@ def time_kernels(models: dict[str, Path], threads: list[int], hidden: int, runs:
             page.wait_for_function("window.ready === true")
             for name, path in models.items():
                 web = page.evaluate(
-                    "([u, t, h, r]) => timeKernel(u, t, h, r)",
-                    [f"/_kernels/{path.name}", count, hidden, runs],
+                    "([u, t, h, r, n]) => timeKernel(u, t, h, r, n)",
+                    [f"/_kernels/{path.name}", count, hidden, runs, rows],
                 )
-                native = time_native(path, count, hidden, runs)
+                native = time_native(path, count, hidden, runs, rows)
                 results[f"{name}, {count} thread(s)"] = {
                     "ort_web_ms": statistics.median(web),
                     "native_ms": statistics.median(native),
@@ -201,24 +213,28 @@ def time_kernels(models: dict[str, Path], threads: list[int], hidden: int, runs:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--dtype", default="q8", choices=["q8", "q4"])
+    parser.add_argument("--dtype", default="q8", choices=["q8", "q4", "fp32"])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--rows", type=int, default=1, help="positions per call (1: decode)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     model = args.model.resolve()
     config = json.loads((model / "config.json").read_text())
     report: dict = {"profile": {}, "kernels": {}}
-    for count in args.threads:
+    for count in args.threads if args.rows == 1 else []:
         profile = profile_decode(model, args.dtype, count, 512, 16)
         report["profile"][count] = profile
         print(f"native decode step, {count} thread(s): {profile['step_ms']:.1f} ms")
         for op, ms in list(profile["per_op_ms"].items())[:6]:
             print(f"  {op:<28}{ms:8.1f} ms  {ms / profile['step_ms'] * 100:5.1f} %")
     with tempfile.TemporaryDirectory() as folder:
-        models = kernel_models(config, args.dtype, Path(folder))
-        report["kernels"] = time_kernels(models, args.threads, config["hidden_size"], args.runs)
-    print(f"\n{'kernel at the model shapes':<66}{'ORT Web ms':>12}{'native ms':>12}{'ratio':>8}")
+        models = kernel_models(config, args.dtype, Path(folder), args.rows)
+        report["kernels"] = time_kernels(
+            models, args.threads, config["hidden_size"], args.runs, args.rows
+        )
+    title = f"kernel at the model shapes, {args.rows} row(s)"
+    print(f"\n{title:<66}{'ORT Web ms':>12}{'native ms':>12}{'ratio':>8}")
     for name, row in report["kernels"].items():
         ratio = row["native_ms"] / row["ort_web_ms"]
         print(f"{name:<66}{row['ort_web_ms']:12.2f}{row['native_ms']:12.2f}{ratio:7.2f}x")
