@@ -391,11 +391,16 @@ def serve(args: argparse.Namespace) -> int:
     with server:
         demo = f"{server.url}/" + (f"?{urlencode(query)}" if args.model != "echo" else "")
         print(f"Serving {args.dist}: the demo is at {demo} (Ctrl+C to stop)", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            return 0
+        return wait_for_interrupt()
+
+
+def wait_for_interrupt() -> int:
+    """Sleep until Ctrl+C (a server's foreground); the exit status."""
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 0
 
 
 def engine_command(args: argparse.Namespace) -> int:
@@ -407,11 +412,7 @@ def engine_command(args: argparse.Namespace) -> int:
         return 0
     with engine.serve(args.port, args.threads) as url:
         print(f'llama-server serves SmolLM2 at {url}: data-model="openai:{url}"', flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            return 0
+        return wait_for_interrupt()
 
 
 def models_command(args: argparse.Namespace) -> int:

@@ -49,16 +49,20 @@ def create_model(config: Config, create_backend: Any, files: Any) -> ModelAdapte
         return EchoModel()
     base_url = server_url(model)
     if base_url is not None:
-        cap = int(config["contextWindow"]) if config.get("contextWindow") else None
         return ServerModel(
             base_url,
             FetchHttp(),
             config.get("serverModel") or None,
             config.get("serverKey") or None,
             float(config.get("serverTimeout") or DEFAULT_TIMEOUT),
-            cap,
+            context_cap(config),
         )
     return web_model(config, create_backend, files)
+
+
+def context_cap(config: Config) -> int | None:
+    """The page's ``contextWindow``: a cap on the model's own window, if set."""
+    return int(config["contextWindow"]) if config.get("contextWindow") else None
 
 
 class FetchExchange:
@@ -266,7 +270,7 @@ def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
     and ``contextWindow`` (a cap); ``create_backend`` is ort-backend.mjs's factory."""
     base_url = config["model"]
     device = config.get("device") or "wasm"
-    cap = int(config["contextWindow"]) if config.get("contextWindow") else None
+    cap = context_cap(config)
     files = WebFiles(base_url, js_files, config.get("dtype"), device)
 
     async def make_backend(model_config: dict[str, Any], on_progress: ProgressCallback) -> Backend:

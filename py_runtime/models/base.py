@@ -17,6 +17,13 @@ from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
 from ..engine.vocabulary import Availability
 
+#: What a text chat model with tool use takes and gives (causal LMs, a server's model).
+CHAT_CAPABILITIES = Capabilities(
+    languages=("en",),
+    input_types=("text", "tool-call", "tool-response"),
+    output_types=("text", "tool-call"),
+)
+
 #: A generated chunk: text, or a tool call.
 Chunk = str | ToolCall
 StopCallback = Callable[[], bool]

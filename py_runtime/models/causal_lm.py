@@ -25,14 +25,14 @@ from typing import Any, Protocol
 from ..engine.errors import Aborted, PromptAPIError, operation_error
 from ..engine.grammar import Grammar, GrammarError
 from ..engine.messages import Content, Message, ToolCall
-from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.options import LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
 from ..engine.vocabulary import Availability, Sampling, sampling_for
 from ..tokenizer import StreamDecoder, Tokenizer
 from ..tool_calls import ParsedCall, ToolCallParser, make_parser, parser_for_model
 from ..tool_calls.grammar import tool_call_grammar
 from .backend import Backend
-from .base import Chunk, ProgressCallback, StopCallback
+from .base import CHAT_CAPABILITIES, Chunk, ProgressCallback, StopCallback
 from .chat_template import ChatTemplate, ChatTemplateError
 from .hf_messages import messages_to_hf, tool_declarations_to_hf
 from .prompted_tools import with_prompted_tools
@@ -86,11 +86,7 @@ def merge_prefixes(messages: Sequence[Message]) -> list[Message]:
 class CausalLM:
     """A chat model whose answers come from its ONNX graph."""
 
-    capabilities = Capabilities(
-        languages=("en",),
-        input_types=("text", "tool-call", "tool-response"),
-        output_types=("text", "tool-call"),
-    )
+    capabilities = CHAT_CAPABILITIES
     keeps_tool_calls = True
     enforces_constraints = True
 

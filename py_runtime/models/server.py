@@ -37,9 +37,9 @@ from typing import Any, Protocol, TypeVar
 from ..engine.errors import Aborted, PromptAPIError, operation_error
 from ..engine.grammar import Grammar
 from ..engine.messages import Content, Message, ToolCall
-from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
+from ..engine.options import LanguageModelOptions, ToolDeclaration
 from ..engine.vocabulary import Availability, Sampling, sampling_for
-from .base import Chunk, ProgressCallback, StopCallback
+from .base import CHAT_CAPABILITIES, Chunk, ProgressCallback, StopCallback
 from .causal_lm import merge_prefixes
 from .gbnf import regex_to_gbnf
 from .hf_messages import messages_to_hf, tool_declarations_to_hf
@@ -226,11 +226,7 @@ class ToolCallDelta:
 class ServerModel:
     """The ModelAdapter over a server: no weights here, only requests."""
 
-    capabilities = Capabilities(
-        languages=("en",),
-        input_types=("text", "tool-call", "tool-response"),
-        output_types=("text", "tool-call"),
-    )
+    capabilities = CHAT_CAPABILITIES
     keeps_tool_calls = True
     enforces_constraints = True
 
@@ -255,8 +251,8 @@ class ServerModel:
         self._window = float(context_cap or FALLBACK_WINDOW)
         #: How usage is counted: "llama.cpp", "vllm" or "bytes" (found at load).
         self.counter = "bytes"
-        #: The tokens of an empty user turn (``_count``), once measured.
-        self._user_turn: int | None = None
+        #: The counts of the fixed conversations measures subtract, once measured.
+        self._fixed_counts: dict[tuple[Message, ...], int] = {}
         self._loading: asyncio.Future[None] | None = None
 
     @property
@@ -319,9 +315,7 @@ class ServerModel:
 
     async def _read_all(self, exchange: Exchange, stop: StopCallback, url: str) -> str:
         pieces = []
-        while (
-            piece := await self._within(exchange.read(), exchange, stop, url, reading=True)
-        ) is not None:
+        while (piece := await self._read(exchange, stop, url)) is not None:
             pieces.append(piece)
         return "".join(pieces)
 
@@ -343,8 +337,7 @@ class ServerModel:
                 f"The model server at {self.base_url} answered {reply.status}: "
                 f"{error_message(reply.text)}"
             )
-        body = reply.json()
-        entries = body.get("data") if isinstance(body, dict) else None
+        entries = reply.object().get("data")
         if not isinstance(entries, list):
             raise operation_error(f"The model server at {self.base_url} lists no models.")
         for entry in entries:
@@ -411,12 +404,15 @@ class ServerModel:
         assistant message as one to continue (and refuse one with tool calls): a
         finished one is counted with an empty user turn after it, less that turn."""
         if messages and messages[-1].role == "assistant" and not messages[-1].prefix:
-            if self._user_turn is None:
-                self._user_turn = await self._render_count([*_BASE, _USER], ()) - (
-                    await self._render_count(_BASE, ())
-                )
-            return await self._render_count([*messages, _USER], tools) - self._user_turn
+            user_turn = await self._fixed((*_BASE, _USER)) - await self._fixed(_BASE)
+            return await self._render_count([*messages, _USER], tools) - user_turn
         return await self._render_count(messages, tools)
+
+    async def _fixed(self, messages: tuple[Message, ...]) -> int:
+        """The count of a fixed conversation without tools (the same every time)."""
+        if messages not in self._fixed_counts:
+            self._fixed_counts[messages] = await self._render_count(messages, ())
+        return self._fixed_counts[messages]
 
     async def _render_count(
         self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]
@@ -446,7 +442,7 @@ class ServerModel:
 
     async def measure(self, messages: Sequence[Message]) -> int:
         """Tokens the messages add after a fixed system turn."""
-        return await self._count([*_BASE, *messages], ()) - await self._count(_BASE, ())
+        return await self._count([*_BASE, *messages], ()) - await self._fixed(_BASE)
 
     async def measure_context(
         self, messages: Sequence[Message], tools: Sequence[ToolDeclaration]
@@ -455,7 +451,7 @@ class ServerModel:
             return 0
         if messages:
             return await self._count(messages, tools)
-        return await self._count([_USER], tools) - await self._count([_USER], ())
+        return await self._count([_USER], tools) - await self._fixed((_USER,))
 
     async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> ServerState:
         sampling = sampling_for(options.sampling_mode, options.top_k, options.temperature)
@@ -539,9 +535,7 @@ class ServerModel:
     ) -> AsyncIterator[dict[str, Any]]:
         """The stream's server-sent events' data, as JSON objects, up to ``[DONE]``."""
         buffer = ""
-        while (
-            piece := await self._within(exchange.read(), exchange, stop, url, reading=True)
-        ) is not None:
+        while (piece := await self._read(exchange, stop, url)) is not None:
             buffer += piece
             *lines, buffer = buffer.split("\n")
             for line in lines:

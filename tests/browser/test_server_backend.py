@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,20 +125,34 @@ class Client:
         info = self.runtime.create(GREEDY, True, lambda loaded: None, lambda: False)  # type: ignore[arg-type]
         return int(self.runner.run(info)["session"])
 
-    def prompt(self, session: int, text: str) -> str:
+    def prompt(
+        self,
+        session: int,
+        text: str,
+        on_chunk: Callable[[Any], None] = lambda chunk: None,
+        stop: Callable[[], bool] = lambda: False,
+    ) -> tuple[str, dict[str, Any]]:
+        """prompt() kept: the answer's text and what it settled with."""
         chunks: list[Any] = []
+        settled: dict[str, Any] = {}
+
+        def chunk(value: Any) -> None:
+            chunks.append(value)
+            on_chunk(value)
 
         async def settle(value: Any) -> bool:
+            settled.update(value)
             return True
 
-        self.runner.run(
-            self.runtime.prompt(session, text, None, False, chunks.append, settle, lambda: False)
-        )
-        return "".join(c["text"] for c in chunks if c["kind"] == "text")
+        self.runner.run(self.runtime.prompt(session, text, None, False, chunk, settle, stop))
+        return "".join(c["text"] for c in chunks if c["kind"] == "text"), settled
 
-    def error(self, session: int, text: str) -> PromptAPIError:
+    def answer(self, session: int, text: str) -> str:
+        return self.prompt(session, text)[0]
+
+    def error(self, session: int, text: str, **options: Any) -> PromptAPIError:
         with pytest.raises(PromptAPIError) as caught:
-            self.prompt(session, text)
+            self.prompt(session, text, **options)
         return caught.value
 
     def usage(self, session: int) -> int:
@@ -166,7 +180,7 @@ def test_a_silent_server_is_a_network_error_and_the_session_goes_on(
     url, process = own_server
     client = Client(url, api_key="secret", timeout=2)
     session = client.create()
-    assert "Paris" in client.prompt(session, "What is the capital of France?")
+    assert "Paris" in client.answer(session, "What is the capital of France?")
     usage = client.usage(session)
     os.kill(process.pid, signal.SIGSTOP)
     started = time.monotonic()
@@ -175,7 +189,7 @@ def test_a_silent_server_is_a_network_error_and_the_session_goes_on(
     assert time.monotonic() - started < 10
     assert client.usage(session) == usage, "the failed call left no trace"
     os.kill(process.pid, signal.SIGCONT)
-    assert "Rome" in client.prompt(session, "What is the capital of Italy?")
+    assert "Rome" in client.answer(session, "What is the capital of Italy?")
 
 
 def test_a_server_that_stops_mid_answer_is_a_network_error(
@@ -184,7 +198,7 @@ def test_a_server_that_stops_mid_answer_is_a_network_error(
     url, process = own_server
     client = Client(url, api_key="secret", timeout=5)
     session = client.create()
-    client.prompt(session, "Hello!")
+    client.answer(session, "Hello!")
     usage = client.usage(session)
     chunks: list[Any] = []
 
@@ -193,15 +207,8 @@ def test_a_server_that_stops_mid_answer_is_a_network_error(
         if len(chunks) == 3:
             process.kill()  # the engine dies with the answer half sent
 
-    async def settle(value: Any) -> bool:
-        return True
-
-    prompt = client.runtime.prompt(
-        session, "Write a long story about a dragon.", None, False, on_chunk, settle, lambda: False
-    )
-    with pytest.raises(PromptAPIError) as caught:
-        client.runner.run(prompt)
-    assert caught.value.name == "NetworkError", caught.value
+    error = client.error(session, "Write a long story about a dragon.", on_chunk=on_chunk)
+    assert error.name == "NetworkError", error
     assert len(chunks) >= 3 and client.usage(session) == usage
     error = client.error(session, "Hello again!")
     assert error.name == "NetworkError" and "could not be reached" in error.message
@@ -219,7 +226,7 @@ def test_an_error_status_is_an_operation_error_with_the_servers_message(
     assert error.name == "OperationError" and "401" in error.message, error
     assert client.usage(session) == usage
     client.runtime.model.api_key = "secret"  # type: ignore[attr-defined]
-    assert client.prompt(session, "What is the capital of France?")
+    assert client.answer(session, "What is the capital of France?")
     without_key = Client(url)
     assert without_key.runner.run(without_key.runtime.availability({})) == "unavailable"  # type: ignore[arg-type]
 
@@ -231,7 +238,7 @@ def test_usage_is_the_engines_own_token_count(server: str) -> None:
     client = Client(server)
     session = client.create()
     assert client.runtime.model.counter == "llama.cpp"  # type: ignore[attr-defined]
-    client.prompt(session, "Name a color of the sky.")
+    client.answer(session, "Name a color of the sky.")
     context = [*client.runtime.session(session).context(), user_text("And of grass?")]
     counted = client.runner.run(client.runtime.model.measure_context(context, ()))
     body = {"messages": to_openai_messages(context), "max_tokens": 1}
@@ -281,22 +288,11 @@ def test_an_abort_stops_the_engines_generation(served: tuple[str, Path]) -> None
     client = Client(server)
     session = client.create()
     chunks: list[Any] = []
-
-    async def settle(value: Any) -> bool:
-        return True
-
-    prompt = client.runtime.prompt(
-        session,
-        "Write a long story about a dragon.",
-        None,
-        False,
-        chunks.append,
-        settle,
-        lambda: len(chunks) >= 3,
-    )
-    with pytest.raises(PromptAPIError) as caught:
-        client.runner.run(prompt)
-    assert caught.value.name == "AbortError" and client.usage(session) == 0
+    error = client.error(
+        session, "Write a long story about a dragon.", on_chunk=chunks.append,
+        stop=lambda: len(chunks) >= 3,
+    )  # fmt: skip
+    assert error.name == "AbortError" and client.usage(session) == 0
     root = server.removesuffix("/v1")
     deadline = time.monotonic() + 30
     while any(slot["is_processing"] for slot in get(root + "/slots")):
@@ -316,19 +312,9 @@ def test_eviction_and_overflow_are_the_runtimes_as_for_local_models(server: str)
     assert client.runtime.session(session).context_window == 120
     overflowed = []
     for question in ["Name a fruit.", "Name a color.", "Name an animal.", "Name a city."]:
-        settled: list[Any] = []
-
-        async def settle(value: Any, settled: list[Any] = settled) -> bool:
-            settled.append(value)
-            return True
-
-        client.runner.run(
-            client.runtime.prompt(
-                session, question, None, False, lambda chunk: None, settle, lambda: False
-            )
-        )
-        overflowed.append(settled[0]["overflowed"])
-        assert settled[0]["contextUsage"] <= 120
+        _, settled = client.prompt(session, question)
+        overflowed.append(settled["overflowed"])
+        assert settled["contextUsage"] <= 120
     assert any(overflowed), overflowed
     context = client.runtime.session(session).context()
     assert context[0].text() != "Name a fruit.", "the first turn was evicted"
