@@ -11,15 +11,16 @@ enforces constraints (``ModelAdapter.enforces_constraints``) gets the constraint
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 from . import js_regex
 from .errors import PromptAPIError
 from .grammar import Grammar
+from .json_regular import schema_language
 from .json_schema import check_prefix, check_response_schema, enforceable
 from .messages import Content, Message
 from .protocol import Constraint
+from .regular import to_regex
 from .wire import page_json
 
 CONSTRAINT_INTRO = (
@@ -67,4 +68,4 @@ def response_grammar(constraint: Constraint) -> Grammar:
     if constraint["kind"] == "regexp":
         return Grammar("regex", js_regex.translate(constraint["source"], constraint["flags"]))
     schema = enforceable(page_json(constraint["json"], "The response constraint"))
-    return Grammar("json-schema", json.dumps(schema, ensure_ascii=False))
+    return Grammar("regex", to_regex(schema_language(schema)), json=True)

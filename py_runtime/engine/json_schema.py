@@ -87,9 +87,8 @@ def check_prefix(schema: Any, prefix: str) -> None:
         raise _unsupported("the assistant prefix cannot start a value of this schema.")
 
 
-#: Keywords the grammar libraries hold an answer to, in both hosts (README
-#: "Constrained decoding"); ``oneOf`` is held as ``anyOf`` (exact when its branches
-#: are disjoint).
+#: Keywords the engine's JSON language holds an answer to (``json_regular.py``), in
+#: both hosts; ``oneOf`` is held as ``anyOf`` (exact when its branches are disjoint).
 ENFORCED = frozenset(
     {
         "type",
@@ -106,6 +105,7 @@ ENFORCED = frozenset(
         "maximum",
         "exclusiveMinimum",
         "exclusiveMaximum",
+        "multipleOf",
         "minLength",
         "maxLength",
         "pattern",
@@ -133,11 +133,9 @@ ANNOTATIONS = frozenset(
         "writeOnly",
     }
 )
-#: The longest integer range written out as an ``enum`` (``integer_bounds``).
-MAX_ENUMERATED = 1024
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
-#: ``format`` values both libraries enforce as JSON Schema's validators read them.
+#: ``format`` values held by patterns of the engine's own (``json_regular.FORMAT_REGEXES``).
 FORMATS = frozenset({"email", "uuid", "ipv4", "ipv6"})
 _YEAR = "[1-9][0-9]{3}"
 _MONTH_DAY = (
@@ -156,15 +154,15 @@ FORMAT_PATTERNS = {"date": _DATE, "time": _TIME, "date-time": f"{_DATE}T{_TIME}"
 
 
 def enforceable(schema: Any, path: str = "schema") -> Any:
-    """``schema`` for the grammar libraries: NotSupportedError naming the first keyword
-    they cannot hold an answer to; ``pattern`` values (ECMAScript regexes) translated
+    """``schema`` for the engine's JSON language: NotSupportedError naming the first
+    keyword it cannot hold an answer to; ``pattern`` values (ECMAScript regexes) translated
     with ``js_regex.translate``."""
     if path == "schema":  # the shapes first (a map where a map belongs, ...)
         check_response_schema(schema)
     return _enforceable(schema, path)
 
 
-#: Keywords whose values the grammar libraries read as they are, and what each must be.
+#: Keywords whose values are read as they are, and what each must be.
 _VALUE_SHAPES: dict[str, tuple[type, ...]] = {
     "pattern": (str,),
     "format": (str,),
@@ -215,51 +213,12 @@ def _enforceable(schema: Any, path: str) -> Any:
         out[key] = value
     if "anyOf" in out and "oneOf" in schema and "anyOf" in schema:
         raise _unsupported(f"{path} has both anyOf and oneOf.")
-    if any(key in out for key in _BOUNDS):
-        out = integer_bounds(out, path)
+    for key in _BOUNDS:
+        value = out.get(key)
+        if key in out and (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise _unsupported(f"{path}.{key} is not a finite number.")
     return out
-
-
-def integer_bounds(schema: dict[str, Any], path: str) -> dict[str, Any]:
-    """Numeric bounds in a form both libraries hold exactly.
-
-    XGrammar's web build (0.1.27) holds integer bounds wrongly for most values
-    (``maximum: 150`` admits 151-159) and number bounds not at all (``minimum: 1.5``
-    admits ``1a5``), so a bounded integer range of up to ``MAX_ENUMERATED`` values
-    becomes an ``enum`` of them, a lone ``minimum`` of 0 or 1 stays (held exactly by
-    both), and any other bound is NotSupportedError.
-    """
-    bounds = {key: schema[key] for key in _BOUNDS if key in schema}
-    for key, value in bounds.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or math.isinf(value):
-            raise _unsupported(f"{path}.{key} is not a number.")
-    if schema.get("type") != "integer":
-        key = next(iter(bounds))
-        raise _unsupported(
-            f"the keyword {key!r} ({path}.{key}) cannot be enforced on numbers that are "
-            "not integers."
-        )
-    low, high = -math.inf, math.inf
-    if "minimum" in bounds:
-        low = max(low, math.ceil(bounds["minimum"]))
-    if "exclusiveMinimum" in bounds:
-        low = max(low, math.floor(bounds["exclusiveMinimum"]) + 1)
-    if "maximum" in bounds:
-        high = min(high, math.floor(bounds["maximum"]))
-    if "exclusiveMaximum" in bounds:
-        high = min(high, math.ceil(bounds["exclusiveMaximum"]) - 1)
-    rest = {k: v for k, v in schema.items() if k not in _BOUNDS}
-    if high < low:
-        raise _unsupported(f"{path} admits no integer.")
-    if high - low < MAX_ENUMERATED:
-        values = list(range(int(low), int(high) + 1))
-        if "enum" in rest:
-            values = [v for v in rest["enum"] if v in values]
-        return {**rest, "enum": values}
-    if high == math.inf and low in (0, 1):
-        return {**rest, "minimum": int(low)}
-    key = next(iter(bounds))
-    raise _unsupported(
-        f"the keyword {key!r} ({path}.{key}) cannot be enforced: integer bounds are held "
-        f"for ranges of up to {MAX_ENUMERATED} values, or a lone minimum of 0 or 1."
-    )

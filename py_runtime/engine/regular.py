@@ -10,29 +10,42 @@ shortest completion of an answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 Ranges = tuple[tuple[int, int], ...]
 
 
+class _Hashed:
+    """Trees are compared and hashed often (derivatives are cached by node): the hash
+    of a node is computed once."""
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((type(self).__name__, *vars(self).values()))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
 @dataclass(frozen=True)
-class Chars:
+class Chars(_Hashed):
     """One character out of ``ranges``."""
 
     ranges: Ranges
 
 
 @dataclass(frozen=True)
-class Seq:
+class Seq(_Hashed):
     items: tuple[Node, ...]
 
 
 @dataclass(frozen=True)
-class Alt:
+class Alt(_Hashed):
     options: tuple[Node, ...]
 
 
 @dataclass(frozen=True)
-class Repeat:
+class Repeat(_Hashed):
     """``node`` from ``low`` to ``high`` times (None: no upper bound)."""
 
     node: Node
@@ -162,3 +175,137 @@ def derivative(node: Node, code: int) -> Node:
     high = None if node.high is None else node.high - 1
     rest = EMPTY if high == 0 else Repeat(node.node, max(node.low - 1, 0), high)
     return _seq(derivative(node.node, code), rest)
+
+
+# -- building ----------------------------------------------------------------------
+
+
+def seq(*items: Node) -> Node:
+    """The concatenation of ``items`` (flattened; NOTHING absorbs)."""
+    return _seq(*items)
+
+
+def alt(*options: Node) -> Node:
+    """The union of ``options`` (duplicates and NOTHING dropped)."""
+    return _alt(*options)
+
+
+def literal(text: str) -> Node:
+    """Exactly ``text``."""
+    return _seq(*(Chars(((ord(c), ord(c)),)) for c in text)) if text else EMPTY
+
+
+def chars(*ranges: tuple[int, int]) -> Chars:
+    return Chars(tuple(ranges))
+
+
+def repeat(node: Node, low: int, high: int | None) -> Node:
+    if high == 0 or node == EMPTY:
+        return EMPTY
+    if node == NOTHING:
+        return EMPTY if low == 0 else NOTHING
+    if low == high == 1:
+        return node
+    return Repeat(node, low, high)
+
+
+# -- what an answer can still become -----------------------------------------------
+
+
+def shortest(node: Node, memo: dict[Node, str | None] | None = None) -> str | None:
+    """The shortest string ``node`` matches (the first such in the tree's order), or
+    None when it matches nothing."""
+    memo = {} if memo is None else memo
+    if node in memo:
+        return memo[node]
+    memo[node] = None  # a cycle cannot occur in a tree; this only guards re-entry
+    found: str | None
+    if isinstance(node, Chars):
+        found = chr(node.ranges[0][0]) if node.ranges else None
+    elif isinstance(node, Seq):
+        parts = [shortest(item, memo) for item in node.items]
+        found = None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+    elif isinstance(node, Alt):
+        options = [o for o in (shortest(option, memo) for option in node.options) if o is not None]
+        found = min(options, key=len) if options else None
+    else:
+        inner = shortest(node.node, memo)
+        found = "" if node.low == 0 else None if inner is None else inner * node.low
+    memo[node] = found
+    return found
+
+
+class Prefix:
+    """An answer's position in a regular language, advanced character by character:
+    what may still follow (a derivative), whether it may end here, and the shortest
+    text that completes it."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self._derivatives: dict[tuple[Node, int], Node] = {}
+
+    def feed(self, text: str) -> bool:
+        """Advance over ``text``; False (and nothing advanced) when no match continues it."""
+        node = self.node
+        for char in text:
+            key = (node, ord(char))
+            if key not in self._derivatives:
+                self._derivatives[key] = derivative(node, ord(char))
+            node = self._derivatives[key]
+            if node == NOTHING:
+                return False
+        self.node = node
+        return True
+
+    def complete(self) -> bool:
+        return nullable(self.node)
+
+    def completion(self) -> str | None:
+        """The shortest text that ends the answer in the language (None: none does)."""
+        return shortest(self.node)
+
+
+# -- the libraries' regex dialect --------------------------------------------------
+
+_REGEX_META = set("\\.^$|?*+()[]{}/")
+_CLASS_META = set("\\]^-[/")
+
+
+def _regex_char(code: int, in_class: bool) -> str:
+    char = chr(code)
+    if code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF:
+        return f"\\u{code:04x}"
+    if char in (_CLASS_META if in_class else _REGEX_META):
+        return "\\" + char
+    return char
+
+
+def to_regex(node: Node) -> str:
+    """``node`` in the regex dialect ``js_regex.translate`` writes and ``parse`` reads
+    (and llguidance compiles): classes of code-point ranges, groups, ``|``, quantifiers."""
+    if isinstance(node, Chars):
+        if len(node.ranges) == 1 and node.ranges[0][0] == node.ranges[0][1]:
+            return _regex_char(node.ranges[0][0], False)
+        parts = (
+            _regex_char(lo, True)
+            if lo == hi
+            else f"{_regex_char(lo, True)}-{_regex_char(hi, True)}"
+            for lo, hi in node.ranges
+        )
+        return "[" + "".join(parts) + "]"
+    if isinstance(node, Seq):
+        return "".join(
+            f"({to_regex(i)})" if isinstance(i, Alt) else to_regex(i) for i in node.items
+        )
+    if isinstance(node, Alt):
+        if not node.options:
+            raise ValueError("an empty language has no regex")
+        return "|".join(to_regex(option) for option in node.options)
+    inner = to_regex(node.node)
+    if not (isinstance(node.node, Chars)):
+        inner = f"({inner})"
+    low, high = node.low, node.high
+    suffix = {(0, None): "*", (1, None): "+", (0, 1): "?"}.get((low, high))
+    if suffix is None:
+        suffix = f"{{{low}}}" if low == high else f"{{{low},{'' if high is None else high}}}"
+    return inner + suffix

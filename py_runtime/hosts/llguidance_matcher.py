@@ -2,35 +2,18 @@
 
 The page uses XGrammar's web build (web/worker/grammar.mjs); XGrammar's Python
 package needs torch, llguidance needs nothing beyond NumPy here. Both get the same
-``Grammar`` (engine/grammar.py) and write JSON the same way: one line, ``", "`` and
-``": "`` as separators.
+``Grammar`` (engine/grammar.py): the engine's own regular languages.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
 
 import llguidance
 import llguidance.numpy as llg_numpy
-
-if TYPE_CHECKING:
-    from llguidance._lib import JsonCompileOptions
 import numpy as np
 
-from ..engine.grammar import ITEM_SEPARATOR, KEY_SEPARATOR, Grammar, GrammarError
-
-#: llguidance's JSON options (``x-guidance``): no free whitespace, the separators above.
-JSON_OPTIONS: JsonCompileOptions = {
-    "whitespace_flexible": False,
-    "item_separator": ITEM_SEPARATOR,
-    "key_separator": KEY_SEPARATOR,
-}
-
-
-def _with_options(schema_text: str) -> dict[str, Any] | bool:
-    schema = json.loads(schema_text)
-    return {**schema, "x-guidance": dict(JSON_OPTIONS)} if isinstance(schema, dict) else schema
+from ..engine.grammar import Grammar, GrammarError
 
 
 def grammar_text(grammar: Grammar, added: dict[str, int]) -> str:
@@ -38,13 +21,9 @@ def grammar_text(grammar: Grammar, added: dict[str, int]) -> str:
     (llguidance matches them only as tokens, never as text)."""
     if grammar.kind == "regex":
         return llguidance.LLMatcher.grammar_from_regex(grammar.source)
-    if grammar.kind == "json-schema":
-        schema = json.loads(grammar.source)
-        return llguidance.LLMatcher.grammar_from_json_schema(
-            schema if isinstance(schema, dict) else {"anyOf": [schema]}, overrides=JSON_OPTIONS
-        )
     # Free text in which a trigger starts a call (the lazy rule ends the text at the
-    # first trigger), as llguidance's StructTag writes it, with added tokens as tokens.
+    # first trigger), as llguidance's StructTag writes it, with added tokens as tokens;
+    # a call's arguments are one lexeme: the engine's regex of its schema's texts.
     rules = [
         "%llguidance {}",
         "start: (" + " | ".join(f"tag_{i}" for i in range(len(grammar.tags))) + ")* TAG_TEXT",
@@ -52,9 +31,9 @@ def grammar_text(grammar: Grammar, added: dict[str, int]) -> str:
     ]
     for index, tag in enumerate(grammar.tags):
         trigger = next(t for t in grammar.triggers if tag.begin.startswith(t))
-        arguments = json.dumps(_with_options(tag.schema))
         begin, end = _literal(tag.begin[len(trigger) :], added), _literal(tag.end, added)
-        rest = f"{begin} %json {arguments} {end}"
+        rules.append(f"ARGS_{index}: /{tag.arguments}/")
+        rest = f"{begin} ARGS_{index} {end}"
         if trigger in added:
             rules.append(f"tag_{index}: TAG_TEXT <[{added[trigger]}]> {rest}")
         else:

@@ -25,6 +25,7 @@ from ..models.base import ModelAdapter, ProgressCallback
 from ..models.causal_lm import CausalLM
 from ..models.echo import EchoModel
 from ..models.server import DEFAULT_TIMEOUT, ServerModel, server_url
+from .xgrammar_ebnf import to_xgrammar
 
 
 def start(init_text: str, post: Post, create_backend: Any, files: Any) -> Endpoint | None:
@@ -233,7 +234,9 @@ class WebBackend:
         from pyodide.ffi import JsException, to_js
 
         value = (
-            None if grammar is None else to_js(grammar.to_json(), dict_converter=Object.fromEntries)
+            None
+            if grammar is None
+            else to_js(to_xgrammar(grammar), dict_converter=Object.fromEntries)
         )
         try:
             await self.js.constrain(cache, value)

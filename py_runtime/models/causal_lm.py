@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
 
+from ..engine.completion import Completer
 from ..engine.errors import Aborted, PromptAPIError, operation_error
 from ..engine.grammar import Grammar, GrammarError
 from ..engine.messages import Content, Message, ToolCall
@@ -55,6 +56,9 @@ BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]
 #: sets ``max_new_tokens``: small models can repeat themselves until the context is full
 #: (implementation-defined; the answer then simply ends there).
 MAX_RESPONSE_TOKENS = 512
+#: Within this many tokens of the budget's end, a constrained answer's shortest ending
+#: is looked up at every step (engine/completion.py).
+ENDING_MARGIN = 48
 #: Tool-call formats whose markers are special tokens, kept when decoding.
 MARKED_BY_SPECIALS = frozenset({"mistral", "pythonic"})
 
@@ -372,10 +376,24 @@ class CausalLMState:
         else:
             grammar = await self._constrain_tools(context)
         end = min(len(self.cached) + model.max_response_tokens, model.context_window)
+        completer = Completer(grammar) if grammar is not None else None
+        # The answer's text is its prefix (if any) and the tokens after ``start``.
+        answer = (context[-1].text() if context and context[-1].prefix else "", len(self.cached))
         try:
             while len(self.cached) < end:
                 if stop():
                     raise Aborted
+                ending = self._ending(completer, answer, int(end) - len(self.cached))
+                if ending is not None:
+                    # The budget nears its end: the answer's shortest valid ending, then stop.
+                    if ending and not self.backend.accept(self.cache, ending):
+                        raise operation_error("The grammar rejected the ending it allows.")
+                    pieces = "".join(decoder.feed(token) for token in ending)
+                    await self.backend.forward(self.cache, ending)
+                    self.cached.extend(ending)
+                    for chunk in _chunks(parser, family, pieces, final=False):
+                        yield chunk
+                    break
                 forced = self.backend.forced(self.cache) if grammar and model.jump_forward else ""
                 if forced and model.tokenizer.decode(self.cached[-3:]).endswith("\ufffd"):
                     # The answer ends inside a character: the forced text, as a string,
@@ -401,6 +419,26 @@ class CausalLMState:
                 await self.backend.constrain(self.cache, None)
         for chunk in _chunks(parser, family, decoder.flush(), final=True):
             yield chunk
+
+    def _ending(
+        self, completer: Completer | None, answer: tuple[str, int], left: int
+    ) -> list[int] | None:
+        """The tokens of the answer's shortest valid ending when only that still fits
+        in the ``left`` tokens of the budget (None: go on sampling)."""
+        tokenizer = self.model.tokenizer
+        if completer is None or left > ENDING_MARGIN or tokenizer is None:
+            return None
+        prefix, start = answer
+        skip = self.model.parser_family not in MARKED_BY_SPECIALS
+        written = tokenizer.decode(self.cached[start:], skip_special_tokens=skip)
+        if written.endswith("\ufffd"):
+            return None  # inside a character: its other bytes come first
+        text = completer.completion(prefix + written)
+        if text is None:
+            return None
+        ids = tokenizer.encode(text) if text else []
+        # One token to spare: the next step may open something that needs closing.
+        return ids if len(ids) + 2 >= left else None
 
     async def _constrain_tools(self, context: Sequence[Message]) -> Grammar | None:
         """Hold the answer to the tool-call grammar, if any; one the grammar library

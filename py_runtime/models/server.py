@@ -158,14 +158,6 @@ def sampling_fields(sampling: Sampling) -> dict[str, Any]:
 
 def constraint_fields(grammar: Grammar, prefix: str) -> dict[str, Any]:
     """How the server holds an answer to ``grammar`` that continues ``prefix``."""
-    if grammar.kind == "json-schema":
-        schema = json.loads(grammar.source)
-        return {
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "response", "schema": schema, "strict": True},
-            }
-        }
     if grammar.kind == "regex":
         gbnf = regex_to_gbnf(grammar.source, prefix)
         if gbnf is None:
@@ -176,33 +168,6 @@ def constraint_fields(grammar: Grammar, prefix: str) -> dict[str, Any]:
     raise PromptAPIError("NotSupportedError", "The server cannot hold this response constraint.")
 
 
-class OneLineJson:
-    """Constrained JSON on one line, as the page's own grammars write it: llama.cpp's
-    schema grammars allow a newline and indentation wherever a space may go, and a
-    sampled answer takes them. Outside strings these are dropped as they stream (the
-    value is the same)."""
-
-    def __init__(self, prefix: str) -> None:
-        self.in_string = self.escaped = self.indenting = False
-        self.feed(prefix)
-
-    def feed(self, text: str) -> str:
-        out = []
-        for char in text:
-            if self.in_string:
-                self.in_string = self.escaped or char != '"'
-                self.escaped = not self.escaped and char == "\\"
-            elif char in "\n\r\t" or (char == " " and self.indenting):
-                self.indenting = True
-                continue
-            else:
-                self.in_string = char == '"'
-            self.indenting = False
-            out.append(char)
-        return "".join(out)
-
-
-@dataclass
 class ToolCallDelta:
     """A tool call as its pieces stream in."""
 
@@ -496,7 +461,6 @@ class ServerModel:
         #: llama.cpp's answer to a prefix starts with the prefix again: held back until
         #: it is known whether it does, then dropped (vLLM's continues after it).
         held: str | None = "" if prefix else None
-        one_line = OneLineJson(prefix) if grammar and grammar.kind == "json-schema" else None
         try:
             async for event in self._events(exchange, stop, url):
                 if event.get("error"):
@@ -512,8 +476,6 @@ class ServerModel:
                             continue
                         text = held.removeprefix(prefix)
                         held = None
-                    if one_line and text:
-                        text = one_line.feed(text)
                     if text:
                         yield text
                     for part in delta.get("tool_calls") or []:

@@ -16,7 +16,9 @@ from typing import Any
 
 from ..engine.errors import PromptAPIError
 from ..engine.grammar import Grammar, ToolTag
+from ..engine.json_regular import schema_language
 from ..engine.json_schema import enforceable
+from ..engine.regular import to_regex
 
 #: Per family: the trigger, and the text before and after a call's arguments
 #: (``{name}`` is the tool's name as a JSON string).
@@ -26,9 +28,18 @@ CALL_SYNTAX: dict[str, tuple[str, str, str]] = {
     "llama": ('{"name": ', '{{"name": {name}, "parameters": ', "}"),
 }
 
-#: What a tool's arguments are held to when its schema has a keyword the grammar
-#: libraries cannot enforce: a JSON object.
-ANY_OBJECT = '{"type": "object"}'
+#: What a tool's arguments are held to when its schema has a keyword the engine
+#: cannot hold: a JSON object.
+ANY_OBJECT = {"type": "object"}
+
+
+def arguments_language(schema: Any) -> str:
+    """The arguments ``schema`` admits, as a regex (any JSON object when the schema
+    cannot be held)."""
+    try:
+        return to_regex(schema_language(enforceable(schema)))
+    except PromptAPIError:
+        return to_regex(schema_language(ANY_OBJECT))
 
 
 def tool_call_grammar(family: str, schemas: Mapping[str, Any]) -> Grammar | None:
@@ -40,11 +51,6 @@ def tool_call_grammar(family: str, schemas: Mapping[str, Any]) -> Grammar | None
     trigger, begin, end = syntax
     tags = []
     for name, schema in schemas.items():
-        try:
-            arguments = json.dumps(enforceable(schema), ensure_ascii=False)
-        except PromptAPIError:
-            arguments = ANY_OBJECT
-        tags.append(
-            ToolTag(begin.format(name=json.dumps(name, ensure_ascii=False)), arguments, end)
-        )
+        name_text = json.dumps(name, ensure_ascii=False)
+        tags.append(ToolTag(begin.format(name=name_text), arguments_language(schema), end))
     return Grammar("tool-calls", triggers=(trigger,), tags=tuple(tags))

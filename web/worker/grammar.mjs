@@ -1,8 +1,8 @@
 // Constrained decoding in the worker: XGrammar's web build (@mlc-ai/web-xgrammar,
 // dist/xgrammar/xgrammar.js: a UMD file with its wasm inlined) compiles the engine's
-// grammars (py_runtime/engine/grammar.py) against the model's vocabulary, and a
-// matcher per KV cache gives the mask of the tokens allowed next. Loaded only when a
-// constraint is first used.
+// grammars (written as XGrammar EBNF by py_runtime/hosts/xgrammar_ebnf.py) against
+// the model's vocabulary, and a matcher per KV cache gives the mask of the tokens
+// allowed next. Loaded only when a constraint is first used.
 //
 // XGrammar reports a rejected grammar by logging "[FATAL] file:line: reason" and
 // aborting its wasm instance, which leaves that instance's stack pointer where the
@@ -12,13 +12,12 @@
 // matchers already made go on in the old one until they are released.
 
 /**
- * The engine's grammar (Grammar.to_json() in py_runtime/engine/grammar.py).
- * @typedef {{kind: 'json-schema' | 'regex', source: string}
- *   | {kind: 'tool-calls', triggers: string[], tags: {begin: string, schema: string, end: string}[]}} GrammarSpec
+ * The engine's grammar (to_xgrammar() in py_runtime/hosts/xgrammar_ebnf.py): an EBNF
+ * grammar, or free text in which a trigger starts one of the tags (each with the
+ * EBNF grammar of its arguments).
+ * @typedef {{kind: 'ebnf', source: string}
+ *   | {kind: 'tool-calls', triggers: string[], tags: {begin: string, grammar: string, end: string}[]}} GrammarSpec
  */
-
-/** JSON in constrained output: one line, these separators (items, keys), no free whitespace. */
-const SEPARATORS = /** @type {[string, string]} */ ([', ', ': ']);
 /** Compiled grammars kept per model (least recently used dropped first). */
 const CACHED_GRAMMARS = 16;
 
@@ -190,53 +189,27 @@ export function encodedVocab(spec, vocabType, width) {
   return vocab;
 }
 
-/** Check a schema's JSON syntax here: XGrammar would abort on it. @param {string} text */
-function parseSchema(text) {
-  try {
-    JSON.parse(text);
-  } catch (error) {
-    throw new Error(`The JSON schema is not JSON: ${error.message}`, { cause: error });
-  }
-}
-
 /**
  * How to compile `grammar`: what a rejection says, and the call into XGrammar.
- * @param {any} xgr XGrammar's exports
  * @param {any} compiler a GrammarCompiler
  * @param {GrammarSpec} grammar
  * @returns {[string, () => Promise<any>]}
  */
-function compileCall(xgr, compiler, grammar) {
+function compileCall(compiler, grammar) {
   switch (grammar?.kind) {
-    case 'json-schema':
-      parseSchema(grammar.source);
-      return ['XGrammar rejected the JSON schema',
-        () => compiler.compileJSONSchema(grammar.source, false, -1, SEPARATORS)];
-    case 'regex':
-      return ['XGrammar rejected the regular expression',
-        () => compiler.compileStructuralTag({
-          type: 'structural_tag', format: { type: 'regex', pattern: grammar.source },
-        })];
+    case 'ebnf':
+      return ['XGrammar rejected the grammar', () => compiler.compileGrammar(String(grammar.source))];
     case 'tool-calls': {
-      const tags = Array.from(grammar.tags, (tag) => {
-        parseSchema(tag.schema);
-        return { begin: String(tag.begin), schema: String(tag.schema), end: String(tag.end) };
-      });
+      const tags = Array.from(grammar.tags, (tag) => ({
+        type: 'tag',
+        begin: String(tag.begin),
+        content: { type: 'grammar', grammar: String(tag.grammar) },
+        end: String(tag.end),
+      }));
       const triggers = Array.from(grammar.triggers, String);
-      return ['XGrammar rejected the tool calls', async () => {
-        // A tag's {type: 'json_schema'} content allows any whitespace: its arguments
-        // are the schema's grammar instead, written like the answers' JSON.
-        const formats = [];
-        for (const tag of tags) {
-          const schema = await xgr.Grammar.fromJSONSchema(tag.schema, false, -1, SEPARATORS);
-          const ebnf = schema.toString();
-          schema.dispose();
-          formats.push({ type: 'tag', begin: tag.begin, content: { type: 'grammar', grammar: ebnf }, end: tag.end });
-        }
-        return compiler.compileStructuralTag({
-          type: 'structural_tag', format: { type: 'triggered_tags', triggers, tags: formats },
-        });
-      }];
+      return ['XGrammar rejected the tool calls', () => compiler.compileStructuralTag({
+        type: 'structural_tag', format: { type: 'triggered_tags', triggers, tags },
+      })];
     }
     default:
       throw new Error(`Unknown grammar kind: ${/** @type {any} */ (grammar)?.kind}`);
@@ -321,7 +294,7 @@ export class ModelGrammars {
     if (compiled) {
       state.compiled.delete(key); // set again below: the most recently used
     } else {
-      const [what, call] = compileCall(state.instance.xgr, state.compiler, grammar);
+      const [what, call] = compileCall(state.compiler, grammar);
       compiled = state.instance.run(what, call);
       compiled.catch(() => { if (state.compiled.get(key) === compiled) state.compiled.delete(key); });
     }
