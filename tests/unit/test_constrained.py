@@ -72,6 +72,13 @@ SCHEMAS: list[dict[str, Any]] = [
     {"type": "string", "format": "date-time"},
     {"type": "string", "format": "uuid"},
     {"type": "string", "format": "ipv4"},
+    {"type": "string", "format": "email"},
+    {"type": "number", "minimum": 0, "maximum": 5},
+    {"type": "number", "exclusiveMinimum": -1.5, "exclusiveMaximum": 0.1},
+    {"type": "integer", "minimum": 0, "maximum": 1000000, "multipleOf": 5},
+    {"type": "integer"},
+    {"type": "array", "items": {"type": "object"}, "maxItems": 3},
+    {"type": "string", "pattern": "^[A-Za-zÀ-ÿ]+( [A-Za-zÀ-ÿ]+)*$"},
 ]
 FORMATS = jsonschema.Draft202012Validator.FORMAT_CHECKER
 REGEXES = [
@@ -147,8 +154,8 @@ def test_a_constraint_changes_what_the_model_would_say(harness: Harness) -> None
     "value",
     [
         {"type": "integer", "multipleOf": 3},
-        {"type": "number", "minimum": 0.5},
-        {"type": "integer", "maximum": 100000},
+        {"type": "number", "multipleOf": 0.5},
+        {"type": "number", "minimum": 5, "exclusiveMaximum": 5},
         {"type": "array", "uniqueItems": True},
         {"type": "string", "format": "uri"},
         {"type": "object", "minProperties": 1},
