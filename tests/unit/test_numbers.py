@@ -83,6 +83,7 @@ SPECIAL += [999999999999999.9, 99999999999999.99, 123456789.123456789, -0.000123
 VALUES = st.one_of(
     st.sampled_from(SPECIAL),
     st.integers(-1000, 1000),
+    st.integers(-(10**7), 10**7),
     st.integers(-(10**18), 10**18),
     st.builds(lambda m, e: float(f"{m}e{e}"), st.integers(-(10**7), 10**7), st.integers(-9, 3)),
     st.floats(min_value=-1e17, max_value=1e17, allow_nan=False),
@@ -100,6 +101,9 @@ def schemas(draw):
         values.sort(key=exact)
         keys.sort(key=lambda key: "exclusiveMaximum" in key or "maximum" in key)
     schema.update(zip(keys, values, strict=True))
+    for inclusive, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        if inclusive in schema and draw(st.integers(0, 4)) == 0:
+            schema[exclusive] = schema[inclusive]  # a tie: the exclusive bound wins
     if keys and draw(st.booleans()):
         # A narrow range: an upper bound a little above a lower one.
         low = exact(schema.get("minimum", schema.get("exclusiveMinimum", 0)))
@@ -133,6 +137,9 @@ def near_bounds(rng: random.Random, schema) -> str:
         context.prec = 400
         value = exact(rng.choice(values))
         value += Decimal(rng.randint(-20, 20)).scaleb(-rng.randint(0, 20))
+        if "multipleOf" in schema and rng.random() < 0.5:
+            step = Decimal(schema["multipleOf"])
+            value = (value / step).to_integral_value() * step + rng.choice([0, 0, 1, -1])
     text = format(value, "f")
     shape = rng.choice(["plain", "zeros", "nines", "cut", "negated"])
     if shape == "zeros":
@@ -149,11 +156,11 @@ def near_bounds(rng: random.Random, schema) -> str:
 def random_text(rng: random.Random) -> str:
     """A JSON-number-like text, now and then with a ``+``, leading zeros or a bare ``.``."""
 
-    def digits() -> str:
+    def run() -> str:
         return "".join(rng.choices("0123456789", k=rng.randint(1, 18)))
 
-    whole = str(rng.randint(0, 10 ** rng.randint(1, 18))) if rng.random() < 0.7 else digits()
-    part = rng.choice(["", "", ".", "." + digits()])
+    whole = str(rng.randint(0, 10 ** rng.randint(1, 18))) if rng.random() < 0.7 else run()
+    part = rng.choice(["", "", ".", "." + run()])
     exponent = rng.choice(
         ["", "", f"{rng.choice('eE')}{rng.choice(['', '+', '-'])}{rng.randint(0, 400)}"]
     )
@@ -324,6 +331,8 @@ def test_bounds_compare_with_the_double_s_shortest_decimal():
     check(
         {"type": "number", "minimum": 0.1, "maximum": 0.2}, ["0.1", "0.15", "0.2"], ["0.21", "0.09"]
     )
+    check({"type": "number", "minimum": 1, "exclusiveMinimum": 1}, ["1.1"], ["1", "1.0"])
+    check({"type": "integer", "maximum": 2, "exclusiveMaximum": 2.0}, ["1"], ["2"])
     check({"type": "number", "minimum": 2.5, "maximum": 2.5}, ["2.5", "2.50"], ["2.51", "2", "3"])
     check({"type": "number", "minimum": -1e20}, ["-999999999999999"], ["-1e5"])
 
