@@ -88,9 +88,11 @@ KEY = literal(KEY_SEPARATOR)
 _IPV4_PART = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _H16 = "[0-9a-fA-F]{1,4}"
 FORMAT_REGEXES = {
+    # Labels of letters and digits joined by hyphens (no length cap: XGrammar takes
+    # seconds to compile a bounded repetition), a top-level domain of 2+ letters.
     "email": (
         "[A-Za-z0-9_%+\\-]+(\\.[A-Za-z0-9_%+\\-]+)*@"
-        "([A-Za-z0-9]([A-Za-z0-9\\-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,24}"
+        "([A-Za-z0-9]+(\\-[A-Za-z0-9]+)*\\.)+[A-Za-z][A-Za-z]+"
     ),
     "uuid": "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
     "ipv4": f"{_IPV4_PART}(\\.{_IPV4_PART}){{3}}",
