@@ -9,9 +9,9 @@
 
 // Run with SmolLM2 as the page's model (python -m py_runtime.wpt --model smollm2 FILE).
 // A 135M model rarely writes valid JSON on its own; with a constraint every answer
-// must parse and match, whatever the model would have said. Values are bounded: an
-// unbounded number from SmolLM2 tends to run on ("1.1024000...") to the 512-token
-// response cap, valid but slow in the page.
+// must parse and match, whatever the model would have said. Values are mostly bounded:
+// an unbounded value can run on to the response cap (the answer then ends with its
+// shortest valid completion), valid but slow in the page.
 
 const kGreedy = {samplingMode: 'most-predictable'};
 const kSampled = {topK: 40, temperature: 1.2};
@@ -21,6 +21,10 @@ const kTypes = [
   ['What is nothing?', {type: 'null'}],
   ['How many legs has a cat?', {type: 'integer', minimum: 0, maximum: 10}],
   ['How old is a teenager?', {type: 'integer', exclusiveMinimum: 12, exclusiveMaximum: 20}],
+  ['Rate the movie Titanic from 0 to 5.', {type: 'number', minimum: 0, maximum: 5}],
+  ['How warm is it in Oslo in winter, in degrees?',
+   {type: 'number', exclusiveMinimum: -40.5, exclusiveMaximum: 10}],
+  ['How many people live in Paris?', {type: 'integer'}],
   ['Name a fruit.', {type: 'string', minLength: 1, maxLength: 12}],
   ['Pick a color.', {enum: ['red', 'green', 'blue']}],
   ['List three animals.', {type: 'array', items: {type: 'string', maxLength: 10},
@@ -160,7 +164,7 @@ promise_test(async (t) => {
   assert_equals(error.name, 'NotSupportedError');
   assert_true(error.message.includes('multipleOf'), `it names the keyword: ${error.message}`);
   await promise_rejects_dom(t, 'NotSupportedError', session.prompt(
-      'Pick a number.', {responseConstraint: {type: 'number', minimum: 0.5}}));
+      'Pick a number.', {responseConstraint: {type: 'number', multipleOf: 0.5}}));
   await promise_rejects_dom(t, 'NotSupportedError',
                             session.prompt('Say a word.', {responseConstraint: /(?=a)b/}));
   await promise_rejects_dom(t, 'NotSupportedError',
