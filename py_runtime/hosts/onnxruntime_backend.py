@@ -2,7 +2,9 @@
 
 Inputs and outputs are those of Optimum's ``text-generation-with-past`` exports:
 ``input_ids``, ``attention_mask``, ``position_ids``, ``past_key_values.{i}.key/value``
-in, ``logits`` and ``present.{i}.key/value`` out.
+in, ``logits`` and ``present.{i}.key/value`` out; and ``num_logits_to_keep`` in, where
+the graph has it (SmolLM2 as ``models prepare`` converts it): the last positions that
+get logits.
 """
 
 from __future__ import annotations
@@ -30,6 +32,12 @@ class _Cache:
     matcher: Matcher | None = None  # the grammar the next tokens are held to
 
 
+#: The input that says how many last positions get logits (Transformers' name).
+KEEP_INPUT = "num_logits_to_keep"
+#: The most draft tokens one ``speculate`` runs (it keeps their logits: k x vocabulary).
+MAX_DRAFT = 32
+
+
 def apply_repetition_penalty(logits: np.ndarray, ids: list[int], penalty: float) -> np.ndarray:
     """Transformers' RepetitionPenaltyLogitsProcessor, over the tokens in ``ids``."""
     seen = np.unique(np.array(ids, dtype=np.int64))
@@ -54,16 +62,27 @@ class OnnxRuntimeBackend:
             i for i in self.session.get_inputs() if i.name.startswith("past_key_values.")
         ]
         self._output_names = [o.name for o in self.session.get_outputs()]
+        #: ``num_logits_to_keep``'s rank (0 or 1), where the graph takes it (as an input,
+        #: or as an initializer a feed may override).
+        feedable = [*self.session.get_inputs(), *self.session.get_overridable_initializers()]
+        self._keep_rank = next((len(i.shape) for i in feedable if i.name == KEEP_INPUT), None)
+        logits = next(o for o in self.session.get_outputs() if o.name == "logits")
+        #: Whether one pass can give logits for several positions (jump-forward's
+        #: verification needs them): the graph keeps as many as asked, or all of them.
+        self.speculates = self._keep_rank is not None or logits.shape[1] != 1
         self._caches: dict[int, _Cache] = {}
         self._next = 0
         #: Positions run through the model, in total (for KV-reuse tests).
         self.forwarded = 0
+        #: Forward passes (``InferenceSession.run`` calls), in total.
+        self.passes = 0
         #: Milliseconds spent inside ``InferenceSession.run``, in total (benchmarks).
         self.run_ms = 0.0
         #: Milliseconds spent computing and applying grammar masks, in total.
         self.mask_ms = 0.0
         self._tokenizer: tuple[str, list[int]] | None = None
         self._vocabulary: Vocabulary | None = None
+        self._rng = np.random.default_rng()
 
     def _empty_past(self) -> dict[str, np.ndarray]:
         past = {}
@@ -79,7 +98,12 @@ class OnnxRuntimeBackend:
         return self._next
 
     async def forward(self, cache: int, ids: list[int]) -> None:
-        state = self._caches[cache]
+        self._run(self._caches[cache], ids, 1)
+
+    def _run(self, state: _Cache, ids: list[int], keep: int) -> np.ndarray:
+        """Run ``ids`` after the cache's positions; the logits of the last ``keep``
+        positions (fewer when the graph gives fewer), as float32 rows. The last row is
+        the cache's last logits."""
         total = state.length + len(ids)
         feeds: dict[str, Any] = {
             "input_ids": np.array([ids], dtype=np.int64),
@@ -87,10 +111,13 @@ class OnnxRuntimeBackend:
             "position_ids": np.arange(state.length, total, dtype=np.int64)[None, :],
             **state.past,
         }
+        if self._keep_rank is not None:
+            feeds[KEEP_INPUT] = np.array([keep] if self._keep_rank else keep, dtype=np.int64)
         started = time.perf_counter()
         outputs = dict(zip(self._output_names, self.session.run(None, feeds), strict=True))
         self.run_ms += (time.perf_counter() - started) * 1000
-        state.logits = outputs["logits"][0, -1].astype(np.float32)
+        rows: np.ndarray = outputs["logits"][0, -keep:].astype(np.float32)
+        state.logits = rows[-1]
         state.past = {
             name.replace("present.", "past_key_values."): value
             for name, value in outputs.items()
@@ -99,6 +126,8 @@ class OnnxRuntimeBackend:
         state.length = total
         state.ids.extend(ids)
         self.forwarded += len(ids)
+        self.passes += 1
+        return rows
 
     def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
         self._tokenizer = (tokenizer_json, stop_ids)
@@ -130,30 +159,80 @@ class OnnxRuntimeBackend:
 
     async def next_token(self, cache: int, sampling: Sampling) -> int:
         state = self._caches[cache]
-        logits = state.logits
-        assert logits is not None, "forward() must run first"
+        assert state.logits is not None, "forward() must run first"
+        return self._take(state, state.logits, state.ids, sampling, None)
+
+    async def speculate(
+        self, cache: int, draft: list[int], sampling: Sampling
+    ) -> tuple[list[int], bool]:
+        """Backend.speculate: verify ``draft`` (the grammar's forced text, tokenized) as
+        speculative decoding does, its tokens' logits from one forward pass."""
+        state = self._caches[cache]
+        assert state.logits is not None, "forward() must run first"
+        draft = draft[:MAX_DRAFT]
+        if not draft:
+            return [], False
+        # The first token needs no pass: the cache's last logits decide it.
+        first = self._take(state, state.logits, state.ids, sampling, draft[0])
+        if first != draft[0] or len(draft) == 1 or not self.speculates:
+            return [first], True
+        base, before = state.length, state.logits
+        rows = self._run(state, draft, len(draft))
+        if len(rows) < len(draft):  # the graph kept fewer positions: verify one at a time
+            self.speculates = False
+            self.truncate(cache, base)
+            state.logits = before
+            return [first], True
+        for i in range(1, len(draft)):
+            token = self._take(state, rows[i - 1], state.ids[: base + i], sampling, draft[i])
+            if token != draft[i]:
+                self.truncate(cache, base + i)
+                state.logits = rows[i - 1]
+                return [*draft[:i], token], True
+        return draft, False
+
+    def _take(
+        self,
+        state: _Cache,
+        logits: np.ndarray,
+        ids: list[int],
+        sampling: Sampling,
+        proposed: int | None,
+    ) -> int:
+        """The token chosen from one position's ``logits`` (after ``ids``): repetition
+        penalty, the grammar's mask, then argmax or top-k sampling, which the grammar
+        then takes (-1: it allows none). With a ``proposed`` token (a draft's), the
+        choice is speculative decoding's: greedy takes the argmax as ever (the proposal
+        when it is that); sampling accepts the proposal with its probability, else
+        samples the others renormalised, which together is sampling from the
+        distribution itself."""
         if sampling.repetition_penalty != 1.0:
-            logits = apply_repetition_penalty(logits, state.ids, sampling.repetition_penalty)
+            logits = apply_repetition_penalty(logits, ids, sampling.repetition_penalty)
         if state.matcher is None:
-            return self._choose(logits, sampling)
+            return self._choose(logits, sampling, proposed)
         started = time.perf_counter()
         masked = state.matcher.mask(logits)
         self.mask_ms += (time.perf_counter() - started) * 1000
         if masked is None:
             return -1  # the grammar is complete and allows no stop token
-        token = self._choose(masked, sampling)
+        token = self._choose(masked, sampling, proposed)
         state.matcher.accept([token])
         return token
 
-    @staticmethod
-    def _choose(logits: np.ndarray, sampling: Sampling) -> int:
+    def _choose(self, logits: np.ndarray, sampling: Sampling, proposed: int | None = None) -> int:
         if sampling.greedy:
             return int(np.argmax(logits))
         k = min(sampling.top_k, int(np.isfinite(logits).sum()))
         top = np.argpartition(logits, -k)[-k:]
         scaled = logits[top] / sampling.temperature
         weights = np.exp(scaled - scaled.max())
-        return int(np.random.default_rng().choice(top, p=weights / weights.sum()))
+        probabilities = weights / weights.sum()
+        if proposed is not None:
+            others = top != proposed
+            if self._rng.random() < probabilities[~others].sum() or not others.any():
+                return proposed
+            top, probabilities = top[others], probabilities[others] / probabilities[others].sum()
+        return int(self._rng.choice(top, p=probabilities))
 
     def cache_length(self, cache: int) -> int:
         return self._caches[cache].length

@@ -224,6 +224,20 @@ class WebBackend:
         )
         return int(await token if hasattr(token, "then") else token)
 
+    async def speculate(
+        self, cache: int, draft: list[int], sampling: Sampling
+    ) -> tuple[list[int], bool]:
+        from pyodide.ffi import to_js
+
+        result = await self.js.speculate(
+            cache,
+            to_js(draft),
+            sampling.top_k,
+            sampling.temperature,
+            sampling.repetition_penalty,
+        )
+        return [int(token) for token in result.tokens], bool(result.pending)
+
     def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
         from pyodide.ffi import to_js
 

@@ -34,6 +34,30 @@ class Backend(Protocol):
         under a grammar, among the tokens it allows, which it then accepts (-1: it
         allows none)."""
 
+    async def speculate(
+        self, cache: int, draft: list[int], sampling: Sampling
+    ) -> tuple[list[int], bool]:
+        """Jump-forward as speculative decoding, with ``draft`` (the grammar's forced
+        text, tokenized on its own) as the draft: the tokens emitted, and whether the
+        last of them still needs a forward pass.
+
+        The draft runs in one forward pass that keeps every position's logits (the
+        logits before ``draft[0]`` are the cache's last ones, so a draft rejected at
+        its first token runs nothing). Each draft token is then judged as
+        ``next_token`` would choose at its position: the same repetition penalty (over
+        the tokens before it), the grammar's mask there, then greedy: kept if it is
+        the argmax; sampling: kept with its probability, else a token is sampled from
+        the others, renormalised (the draft is deterministic, so this samples exactly
+        what token-by-token sampling would). At the first token not kept, the cache
+        is cut back to the draft tokens kept and the token chosen instead ends the
+        list, taken by the grammar but not run (it may be a stop token, or -1 when the
+        grammar allows none): the caller runs it, or stops on it. When the whole draft
+        is kept, it has run and the cache's last logits are its last position's
+        (nothing pending). A backend may judge fewer tokens than given (a cap on a
+        pass; a graph that gives the last position's logits only judges the first
+        token alone, pending), so greedy answers are, token for token, the ones
+        ``next_token`` alone gives."""
+
     def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
         """The model's tokenizer.json and stop tokens, for grammars (once, at load)."""
 

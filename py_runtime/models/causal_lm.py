@@ -113,9 +113,10 @@ class CausalLM:
         self.parser_family = "hermes"
         #: The template has no tool format: the runtime writes one (prompted_tools.py).
         self.prompted_tools = False
-        #: Emit the text a grammar forces without sampling, in one forward pass.
+        #: Where a grammar forces text, run its tokens as a draft the model verifies, in
+        #: one forward pass (Backend.speculate), instead of one pass per token.
         self.jump_forward = True
-        #: Tokens emitted that way, in total (benchmarks).
+        #: Draft tokens the model kept, in total (benchmarks).
         self.jumped_tokens = 0
         self._encoded: tuple[str, list[int]] = ("", [])  # the last text encoded, and its ids
         #: The load in progress (one for every caller), and its callers' progress callbacks.
@@ -400,20 +401,24 @@ class CausalLMState:
                     # lacks that character's remaining bytes. Sample them (masked) first.
                     forced = ""
                 if forced:
-                    ids = model.tokenizer.encode(forced)[: int(end) - len(self.cached)]
-                    if not self.backend.accept(self.cache, ids):
-                        raise operation_error("The grammar rejected the text it forced.")
-                    model.jumped_tokens += len(ids)
+                    # Jump-forward: the forced text's tokens are a draft the model judges
+                    # (Backend.speculate), so the answer is the one sampled token by token.
+                    draft = model.tokenizer.encode(forced)[: int(end) - len(self.cached)]
+                    ids, pending = await self.backend.speculate(self.cache, draft, self.sampling)
+                    model.jumped_tokens += common_prefix_length(ids, draft)
                 else:
-                    token = await self.backend.next_token(self.cache, self.sampling)
-                    if token < 0 or token in model.eos_ids:
-                        break
-                    ids = [token]
+                    ids, pending = [await self.backend.next_token(self.cache, self.sampling)], True
+                finished = pending and (ids[-1] < 0 or ids[-1] in model.eos_ids)
+                if finished:
+                    ids = ids[:-1]
                 pieces = "".join(decoder.feed(token) for token in ids)
-                await self.backend.forward(self.cache, ids)
+                if pending and not finished:
+                    await self.backend.forward(self.cache, ids[-1:])
                 self.cached.extend(ids)
                 for chunk in _chunks(parser, family, pieces, final=False):
                     yield chunk
+                if finished:
+                    break
         finally:
             if grammar is not None:
                 await self.backend.constrain(self.cache, None)

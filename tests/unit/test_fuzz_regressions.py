@@ -288,30 +288,39 @@ def test_jump_forward_waits_while_the_answer_is_inside_a_character(
     """A sampled token that ends inside a UTF-8 character (byte 0xC2 of U+0097) left the
     grammar's forced bytes starting with the character's last byte; as text they lost
     it, the matcher rejected the forced tokens: an OperationError ("The grammar rejected
-    the text it forced"). Now the rest of the character is sampled first."""
+    the text it forced"). Now the rest of the character is sampled first (a draft the
+    grammar rejects is only corrected since speculate() verifies drafts)."""
     odd = {"name": "\x97n", "description": "Odd", "inputSchema": WEATHER["inputSchema"]}
     session = fixture.create({**GREEDY, **tool_options(WEATHER, odd)})
     tokenizer = fixture.model.tokenizer
     assert tokenizer is not None
     lead_byte = tokenizer.encode("a\x97")[1]  # the byte-level token of 0xC2
     backend = fixture.runtime.session(session).state.backend
-    real_accept, real_next = backend.accept, backend.next_token
-    armed = {"name": False}
+    real_accept, real_next, real_speculate = backend.accept, backend.next_token, backend.speculate
+    answer: list[int] = []  # the tokens emitted so far
+    speculated: list[int] = []  # where in the answer each speculate() started
 
-    def accept(cache: int, ids: list[int]) -> bool:
-        accepted = real_accept(cache, ids)
-        armed["name"] = armed["name"] or tokenizer.decode(ids).endswith('"name": "')
-        return accepted
+    async def speculate(cache: int, draft: list[int], sampling: Any) -> tuple[list[int], bool]:
+        speculated.append(len(answer))
+        ids, pending = await real_speculate(cache, draft, sampling)
+        answer.extend(ids)
+        return ids, pending
 
     async def next_token(cache: int, sampling: Any) -> int:
-        if armed["name"]:  # the model "chooses" the odd tool's first byte
-            armed["name"] = False
+        if tokenizer.decode(answer).endswith('"name": "'):
+            # The model "chooses" the odd tool's first byte.
             assert real_accept(cache, [lead_byte])
+            answer.append(lead_byte)
             return lead_byte
-        return await real_next(cache, sampling)
+        token = await real_next(cache, sampling)
+        answer.append(token)
+        return token
 
-    monkeypatch.setattr(backend, "accept", accept)
+    monkeypatch.setattr(backend, "speculate", speculate)
     monkeypatch.setattr(backend, "next_token", next_token)
     chunks = fixture.prompt(session, "What is the weather like in Paris today?")
     calls = [c for c in chunks if c["kind"] == "tool-call"]
     assert [c["name"] for c in calls] == ["\x97n"]
+    # The character's last byte was sampled, not drafted (a draft would be corrected at
+    # its first token: the mask allows only that byte).
+    assert answer.index(lead_byte) + 1 not in speculated

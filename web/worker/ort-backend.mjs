@@ -23,18 +23,51 @@ function halfToFloat(bits) {
   return FLOAT16[0];
 }
 
-/** The last row of a [1, n, vocab] logits tensor, as float32. */
-function lastLogits(tensor) {
+/**
+ * The last `count` rows of a [1, n, vocab] logits tensor (n of them if fewer), in
+ * order, as float32.
+ * @returns {Float32Array[]}
+ */
+function lastRows(tensor, count) {
   const vocab = tensor.dims.at(-1);
-  const row = tensor.data.subarray(tensor.data.length - vocab);
-  if (row instanceof Float32Array) return row.slice();
-  if (row instanceof Uint16Array) return Float32Array.from(row, halfToFloat);
-  return Float32Array.from(row); // Float16Array and the like
+  const end = tensor.data.length;
+  const rows = [];
+  for (let r = Math.min(count, tensor.dims.at(-2)); r >= 1; r--) {
+    const row = tensor.data.subarray(end - r * vocab, end - (r - 1) * vocab);
+    if (row instanceof Float32Array) rows.push(row.slice());
+    else if (row instanceof Uint16Array) rows.push(Float32Array.from(row, halfToFloat));
+    else rows.push(Float32Array.from(row)); // Float16Array and the like
+  }
+  return rows;
+}
+
+function greedy(topK, temperature) {
+  return topK <= 1 || temperature <= 0;
 }
 
 /** Argmax (`topK` <= 1 or `temperature` <= 0), else top-k sampling. */
 function choose(logits, topK, temperature) {
-  return topK <= 1 || temperature <= 0 ? argmax(logits) : sample(logits, topK, temperature);
+  return greedy(topK, temperature) ? argmax(logits) : sample(logits, topK, temperature);
+}
+
+/**
+ * choose() with a draft's `proposed` token, as speculative decoding judges it: greedy
+ * takes the argmax as ever (the proposal when it is that); sampling keeps the proposal
+ * with its probability, else samples the other tokens renormalised, which together is
+ * sampling from the distribution itself (the draft is deterministic).
+ */
+function judge(logits, topK, temperature, proposed) {
+  if (greedy(topK, temperature)) return argmax(logits);
+  const { top, weights } = topWeights(logits, topK, temperature);
+  const total = weights.reduce((a, b) => a + b, 0);
+  const at = top.indexOf(proposed);
+  const kept = at < 0 ? 0 : weights[at];
+  if (Math.random() * total < kept || kept === total) return proposed;
+  if (at >= 0) {
+    top.splice(at, 1);
+    weights.splice(at, 1);
+  }
+  return pick(top, weights);
 }
 
 function argmax(logits) {
@@ -43,8 +76,14 @@ function argmax(logits) {
   return best;
 }
 
-/** Top-k sampling with temperature (k is small: a sorted insertion list suffices). */
+/** Top-k sampling with temperature. */
 function sample(logits, topK, temperature) {
+  const { top, weights } = topWeights(logits, topK, temperature);
+  return pick(top, weights);
+}
+
+/** The `topK` largest logits' ids and their weights at `temperature` (k is small: a sorted insertion list suffices). */
+function topWeights(logits, topK, temperature) {
   const top = [];
   for (let i = 0; i < logits.length; i++) {
     const value = logits[i];
@@ -58,12 +97,17 @@ function sample(logits, topK, temperature) {
   }
   const max = logits[top[0]];
   const weights = top.map((i) => Math.exp((logits[i] - max) / temperature));
-  let pick = Math.random() * weights.reduce((a, b) => a + b, 0);
-  for (let j = 0; j < top.length; j++) {
-    pick -= weights[j];
-    if (pick <= 0) return top[j];
+  return { top, weights };
+}
+
+/** One of `ids`, drawn in proportion to `weights`. */
+function pick(ids, weights) {
+  let left = Math.random() * weights.reduce((a, b) => a + b, 0);
+  for (let j = 0; j < ids.length; j++) {
+    left -= weights[j];
+    if (left <= 0) return ids[j];
   }
-  return top.at(-1);
+  return ids.at(-1);
 }
 
 /**
@@ -85,6 +129,10 @@ function penalize(logits, ids, penalty, penalized = logits.slice()) {
 
 /** Positions per forward pass of a long input (see OrtBackend.forward). */
 const PREFILL_CHUNK = 128;
+/** The most draft tokens one speculate() runs (it keeps their logits: k x vocabulary). */
+const MAX_DRAFT = 32;
+/** The input that says how many last positions get logits (Transformers' name). */
+const KEEP_INPUT = 'num_logits_to_keep';
 
 // A one-node model (Identity of a float[1]; onnx.helper.make_model, IR 8, opset 13),
 // to start ONNX Runtime before the model is known: its first session pays for the
@@ -183,6 +231,8 @@ export class OrtBackend {
   #next = 0;
 
   #kv;
+  /** The dims of the num_logits_to_keep feed, where the graph takes it. @type {number[] | null} */
+  #keepDims = null;
   /** @type {ModelGrammars} made by useTokenizer() */
   #grammars = null;
   /** The masked copy of a constrained step's logits (reused). */
@@ -194,8 +244,21 @@ export class OrtBackend {
     this.#webgpu = webgpu;
     this.#kv = kv;
     this.#pastInputs = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
+    const metadata = /** @type {any} */ (session);
+    if (session.inputNames.includes(KEEP_INPUT)) {
+      const spec = metadata.inputMetadata?.find((m) => m.name === KEEP_INPUT);
+      this.#keepDims = spec?.shape?.length === 1 ? [1] : [];
+    }
+    const logits = metadata.outputMetadata?.find((m) => m.name === 'logits');
+    /**
+     * Whether one pass can give logits for several positions (speculate() needs
+     * them): the graph keeps as many as asked, or all of them.
+     */
+    this.speculates = this.#keepDims !== null || logits?.shape?.[1] !== 1;
     /** Positions run through the model, in total (read by tests of KV reuse). */
     this.forwarded = 0;
+    /** Forward passes (InferenceSession.run() calls), in total. */
+    this.passes = 0;
     /** Milliseconds spent inside InferenceSession.run(), in total (benchmarks). */
     this.runMs = 0;
     /** Milliseconds spent computing and applying grammar masks and advancing matchers (benchmarks). */
@@ -335,7 +398,12 @@ export class OrtBackend {
     return result;
   }
 
-  async #forwardChunk(cache, ids) {
+  /**
+   * One pass over `ids`; the logits of its last `keep` positions (fewer if the graph
+   * gives fewer), the last of them the cache's last logits.
+   * @returns {Promise<Float32Array[]>}
+   */
+  async #forwardChunk(cache, ids, keep = 1) {
     const count = ids.length;
     const total = cache.length + count;
     const Tensor = this.#ort.Tensor;
@@ -346,6 +414,7 @@ export class OrtBackend {
         BigInt64Array.from({ length: count }, (_, i) => BigInt(cache.length + i)), [1, count]),
       ...cache.past,
     };
+    if (this.#keepDims) feeds[KEEP_INPUT] = new Tensor('int64', BigInt64Array.of(BigInt(keep)), this.#keepDims);
     const started = performance.now();
     const outputs = await this.#session.run(feeds).catch((error) => {
       stopIfFatal(error);
@@ -353,7 +422,8 @@ export class OrtBackend {
     });
     this.runMs += performance.now() - started;
     const logits = outputs.logits;
-    cache.logits = lastLogits(this.#webgpu ? { dims: logits.dims, data: await logits.getData() } : logits);
+    const rows = lastRows(this.#webgpu ? { dims: logits.dims, data: await logits.getData() } : logits, keep);
+    cache.logits = rows.at(-1);
     logits.dispose?.();
     for (const tensor of Object.values(cache.past)) tensor.dispose?.();
     cache.past = {};
@@ -363,6 +433,8 @@ export class OrtBackend {
     cache.length = total;
     for (const id of ids) cache.ids.push(id);
     this.forwarded += count;
+    this.passes += 1;
+    return rows;
   }
 
   /**
@@ -373,32 +445,79 @@ export class OrtBackend {
    */
   nextToken(handle, topK, temperature, repetitionPenalty = 1) {
     const cache = this.#caches.get(handle);
-    if (cache.matcher) return this.#constrainedToken(cache, topK, temperature, repetitionPenalty);
+    if (cache.matcher) return this.#take(cache, cache.logits, cache.ids, topK, temperature, repetitionPenalty);
     const logits = repetitionPenalty === 1
       ? cache.logits : penalize(cache.logits, cache.ids, repetitionPenalty);
     return choose(logits, topK, temperature);
   }
 
-  async #constrainedToken(cache, topK, temperature, repetitionPenalty) {
+  /**
+   * Jump-forward as speculative decoding (py_runtime/models/backend.py, speculate):
+   * `draft` (the grammar's forced text, tokenized) runs in one pass that keeps every
+   * position's logits, and each token is judged where it stands, as nextToken would
+   * choose there. Returns the tokens emitted and whether the last still needs a
+   * forward pass (a token chosen instead of the draft's, taken by the matcher, not
+   * run: maybe a stop token, or -1).
+   * @param {number} handle
+   * @param {Iterable<number>} draft
+   * @returns {Promise<{tokens: number[], pending: boolean}>}
+   */
+  async speculate(handle, draft, topK, temperature, repetitionPenalty = 1) {
+    const cache = this.#caches.get(handle);
+    const tokens = Array.from(draft).slice(0, MAX_DRAFT);
+    if (!tokens.length) return { tokens, pending: false };
+    // The first token needs no pass: the cache's last logits decide it.
+    const first = await this.#take(cache, cache.logits, cache.ids, topK, temperature, repetitionPenalty, tokens[0]);
+    if (first !== tokens[0] || tokens.length === 1 || !this.speculates) return { tokens: [first], pending: true };
+    const base = cache.keep ?? cache.length;
+    const before = cache.logits;
+    const rows = await this.#exclusive(async () => {
+      await this.#applyTruncation(cache);
+      return this.#forwardChunk(cache, tokens, tokens.length);
+    });
+    if (rows.length < tokens.length) { // the graph kept fewer positions: judge one at a time
+      this.speculates = false;
+      this.truncate(handle, base);
+      cache.logits = before;
+      return { tokens: [first], pending: true };
+    }
+    for (let i = 1; i < tokens.length; i++) {
+      const token = await this.#take(
+        cache, rows[i - 1], cache.ids.slice(0, base + i), topK, temperature, repetitionPenalty, tokens[i],
+      );
+      if (token !== tokens[i]) {
+        this.truncate(handle, base + i);
+        cache.logits = rows[i - 1];
+        return { tokens: [...tokens.slice(0, i), token], pending: true };
+      }
+    }
+    return { tokens, pending: false };
+  }
+
+  /**
+   * The token chosen from one position's `logits` (after `ids`): repetition penalty,
+   * the grammar's mask, then choose() (judge() for a draft's `proposed` token); the
+   * matcher, if any, takes it (-1: the grammar allows no token, not even a stop token).
+   */
+  async #take(cache, logits, ids, topK, temperature, repetitionPenalty, proposed = -1) {
     const { matcher } = cache;
     let started = performance.now();
-    const bitmask = await matcher.bitmask();
+    const bitmask = matcher ? await matcher.bitmask() : null;
     // From here to the end, nothing awaits: #masked is this step's alone.
-    const logits = cache.logits;
     if (this.#masked?.length !== logits.length) this.#masked = new Float32Array(logits.length);
     const masked = this.#masked;
     masked.set(logits);
-    if (repetitionPenalty !== 1) penalize(logits, cache.ids, repetitionPenalty, masked);
-    const allowed = applyBitmask(masked, bitmask);
+    if (repetitionPenalty !== 1) penalize(logits, ids, repetitionPenalty, masked);
+    const allowed = bitmask ? applyBitmask(masked, bitmask) : true;
     let elapsed = performance.now() - started;
     let token = -1;
     if (allowed) {
-      token = choose(masked, topK, temperature);
+      token = proposed >= 0 ? judge(masked, topK, temperature, proposed) : choose(masked, topK, temperature);
       started = performance.now();
-      if (!matcher.accept([token])) throw new Error(`The grammar rejected the token it allowed (${token}).`);
+      if (matcher && !matcher.accept([token])) throw new Error(`The grammar rejected the token it allowed (${token}).`);
       elapsed += performance.now() - started;
     }
-    this.maskMs += elapsed;
+    if (matcher) this.maskMs += elapsed;
     return token;
   }
 
@@ -412,6 +531,7 @@ export class OrtBackend {
     if (length < (cache.keep ?? cache.length)) {
       cache.keep = length;
       cache.logits = null;
+      cache.ids.length = length;
     }
   }
 

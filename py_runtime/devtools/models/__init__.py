@@ -50,6 +50,11 @@ MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 #: The default dtype of each named model on wasm (README "SmolLM2": quality and speed).
 DEFAULT_DTYPES = {"smollm2": "fp32"}
+#: Each model's conversion, as ``CONVERSION_FILE`` records it: a folder made by an
+#: older conversion is made again (SmolLM2 2: the graph takes ``num_logits_to_keep``,
+#: for jump-forward's verification; 1 kept the last position's logits only).
+CONVERSIONS = {"smollm2": 2}
+CONVERSION_FILE = "conversion.json"
 
 
 def cache_root() -> Path:
@@ -61,8 +66,19 @@ def folder(name: str) -> Path:
 
 
 def is_prepared(name: str) -> bool:
+    """Every file is there, made by the current conversion."""
     _, files = MODELS[name]
-    return all((folder(name) / f).is_file() for f in files)
+    complete = all((folder(name) / f).is_file() for f in files)
+    return complete and conversion(name) == CONVERSIONS[name]
+
+
+def conversion(name: str) -> int | None:
+    """The conversion that made the model's folder (None: unknown, older than the record)."""
+    try:
+        value = json.loads((folder(name) / CONVERSION_FILE).read_text())["conversion"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return value if isinstance(value, int) else None
 
 
 def tools_python() -> Path:
@@ -80,7 +96,8 @@ def tools_python() -> Path:
 
 
 def prepare(name: str, force: bool = False) -> Path:
-    """The model's folder, made first if it is missing or incomplete."""
+    """The model's folder, made first if it is missing, incomplete or made by an older
+    conversion."""
     if name not in MODELS:
         raise SystemExit(f"Unknown model {name!r}; known: {', '.join(MODELS)}.")
     if force or not is_prepared(name):
@@ -88,6 +105,8 @@ def prepare(name: str, force: bool = False) -> Path:
         print(f"Preparing {name} in {folder(name)} (once) ...", file=sys.stderr, flush=True)
         script, _ = MODELS[name]
         subprocess.run([str(tools_python()), str(HERE / script), str(folder(name))], check=True)
+        marker = {"conversion": CONVERSIONS[name]}
+        (folder(name) / CONVERSION_FILE).write_text(json.dumps(marker) + "\n")
         print(f"Prepared {name} in {time.perf_counter() - started:.0f} s.", file=sys.stderr)
     write_advice(name)
     return folder(name)

