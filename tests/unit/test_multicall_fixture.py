@@ -220,3 +220,28 @@ def test_plain_answers_are_exact_with_tools_declared(
     chunks = harness.prompt(harness.create(tools), question)
     assert all(c["kind"] == "text" for c in chunks)
     assert text_of(chunks) == expected
+
+
+@pytest.mark.parametrize(
+    ("tools", "question"),
+    [(tools, question) for tools, question, _ in [*MULTI_CALLS, *PLAIN]],
+)
+def test_held_and_jumped_answers_are_the_free_ones_token_for_token(
+    harness: Harness, tools: list[dict[str, Any]], question: str
+) -> None:
+    """The greedy property: with the tool grammar held and jump-forward on, the answer
+    is token for token the one decoded with neither (which satisfies the grammar)."""
+    cached: dict[bool, list[int]] = {}
+    for held in (False, True):
+        harness.model.jump_forward = held
+        session = harness.create(tools)
+        state = harness.runtime.session(session).state
+        if not held:
+            state.tool_grammar = None  # the tools stay in the prompt, unheld
+        jumped = harness.model.jumped_tokens
+        harness.prompt(session, question)
+        cached[held] = list(state.cached)
+        if held and question not in {q for _, q, _ in PLAIN}:
+            assert harness.model.jumped_tokens > jumped  # the calls' keys were drafted
+    harness.model.jump_forward = False
+    assert cached[True] == cached[False]
