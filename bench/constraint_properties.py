@@ -61,11 +61,16 @@ from py_runtime.devtools import models  # noqa: E402
 
 GREEDY = "greedy"
 SAMPLED = "sampled"
-#: In the page, an answer whose re-encoded tokens come this close to the cap is counted
-#: as cut: the tokens it was generated as can be more than its canonical encoding
-#: (jump-forward encodes forced text piece by piece; sampled tokens need not be
-#: canonical).
-PAGE_CUT_MARGIN = 16
+
+
+def page_cut_at(cap: int) -> int:
+    """In the page, an answer re-encoded into at least this many tokens is counted as
+    cut at ``cap``: it was generated as more tokens than its canonical encoding
+    (jump-forward encodes forced text piece by piece; sampled tokens need not be
+    canonical): up to 9 % more under CPython (the quoted word list at 128 tokens)."""
+    return cap - max(16, cap // 8)
+
+
 Progress = Callable[[str], None]
 
 
@@ -368,7 +373,7 @@ class PageHost:
         for job, result in zip(jobs, results, strict=True):
             text, error = result["text"], result["error"]
             tokens = len(self.tokenizer.encode(text)) if text else 0
-            cut = not error and tokens >= self.model_cap - PAGE_CUT_MARGIN
+            cut = not error and tokens >= page_cut_at(self.model_cap)
             c = job.constraint
             out.append(
                 Answer(c.name, c.kind, job.mode, text, result["ms"] / 1000, error, tokens, cut)
@@ -467,6 +472,8 @@ class Summary:
     refused_unexpected: list[str]
     failed: list[Answer]
     violations: list[Answer]
+    #: Violations among answers that ended by themselves (not cut at the cap).
+    complete_violations: list[Answer]
     incomplete: list[Answer]
     incomplete_valid: int
 
@@ -485,6 +492,7 @@ def summarize(run: Run) -> Summary:
         unexpected,
         failed,
         violations,
+        [a for a in violations if not a.cut],
         incomplete,
         sum(1 for a in incomplete if not a.why),
     )
@@ -519,14 +527,19 @@ def report(run: Run) -> str:
         f"## {run.host}: {run.model}",
         "",
         f"Token cap {run.cap}; sampled answers: {run.sampling}; model load "
-        f"{run.load_seconds:.1f} s; tokens {'as generated' if run.tokens_exact else 're-encoded'}"
-        f"; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}.",
+        f"{run.load_seconds:.1f} s; tokens "
+        + (
+            "as generated"
+            if run.tokens_exact
+            else f"re-encoded (cut: {page_cut_at(run.cap)} or more)"
+        )
+        + f"; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}.",
         "",
         table(
             [
                 "answers",
                 "answered",
-                "violations",
+                "violations (of complete answers)",
                 "incomplete (still valid)",
                 "refused (unexpected constraints)",
                 "other errors",
@@ -542,7 +555,7 @@ def report(run: Run) -> str:
                 [
                     s.answers,
                     s.answered,
-                    len(s.violations),
+                    f"{len(s.violations)} ({len(s.complete_violations)})",
                     f"{len(s.incomplete)} ({s.incomplete_valid})",
                     f"{s.refused} ({len(s.refused_unexpected)})",
                     len(s.failed),
@@ -685,6 +698,7 @@ def main() -> int:
                         "refused_unexpected": s.refused_unexpected,
                         "errors": len(s.failed),
                         "violations": len(s.violations),
+                        "complete_violations": len(s.complete_violations),
                         "incomplete": len(s.incomplete),
                         "incomplete_valid": s.incomplete_valid,
                     },
