@@ -55,7 +55,8 @@ def run(browser: Any) -> Iterator[Run]:
     page = browser.new_page()
     try:
         jobs = slice_plan(greedy(), known_cases(), 1)
-        result = run_page(page, FOLDER, jobs, dtype=models.default_dtype("smollm2") or "fp32")
+        dtype = models.default_dtype("smollm2") or "fp32"
+        result = run_page(page, FOLDER, jobs, dtype=dtype, progress=print)
         print(report(result))  # shown with a failure (captured during setup)
         yield result
     finally:

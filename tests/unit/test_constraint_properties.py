@@ -54,7 +54,8 @@ def sampled() -> list[Constraint]:
 
 @pytest.fixture(scope="module")
 def run() -> Run:
-    result = run_cpython(FOLDER, slice_plan(CORPUS, sampled(), SAMPLES), threads=2)
+    jobs = slice_plan(CORPUS, sampled(), SAMPLES)
+    result = run_cpython(FOLDER, jobs, threads=2, progress=print)
     print(report(result))  # shown with a failure (captured during setup)
     return result
 
