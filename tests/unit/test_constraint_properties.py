@@ -1,0 +1,83 @@
+"""Constrained answers as properties, on SmolLM2 under CPython (onnxruntime + llguidance):
+a CI slice of ``bench/constraint_properties.py``.
+
+Every constraint of ``bench/constraint_corpus.py`` answered once greedily, and the known
+broken cases and a spread of the rest sampled too (the session's default sampling).
+Each answer must satisfy its constraint by a validator that is not ours (``jsonschema``,
+Draft 2020-12 with formats; JavaScript's RegExp in Node), and must end by itself before
+the token cap; nothing is refused but what the corpus marks ``expect_refused``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("llguidance")
+pytest.importorskip("jsonschema")
+
+from bench.constraint_corpus import CORPUS, Constraint  # noqa: E402
+from bench.constraint_properties import (  # noqa: E402
+    Run,
+    interleaved,
+    known_cases,
+    report,
+    run_cpython,
+    shorten,
+    slice_plan,
+    summarize,
+)
+from py_runtime.devtools import models  # noqa: E402
+
+FOLDER: Path = models.folder("smollm2")
+#: Sampled answers per sampled constraint.
+SAMPLES = 1
+
+pytestmark = [
+    pytest.mark.skipif(
+        not (FOLDER / "onnx" / "model.onnx").is_file(),
+        reason="SmolLM2 is missing: python3 -m py_runtime models prepare smollm2",
+    ),
+    pytest.mark.skipif(shutil.which("node") is None, reason="needs Node (JavaScript's RegExp)"),
+]
+
+
+def sampled() -> list[Constraint]:
+    """The known broken cases, and every eighth constraint of the rest."""
+    known = known_cases()
+    rest = [c for c in interleaved() if c not in known]
+    return known + rest[::8]
+
+
+@pytest.fixture(scope="module")
+def run() -> Run:
+    jobs = slice_plan(CORPUS, sampled(), SAMPLES)
+    result = run_cpython(FOLDER, jobs, threads=2, progress=print)
+    print(report(result))  # shown with a failure (captured during setup)
+    return result
+
+
+def listing(answers: list) -> str:
+    return "\n".join(
+        f"[{a.constraint}] {a.mode}: {a.why or f'cut at {a.tokens} tokens'}: {shorten(a.text)}"
+        for a in answers
+    )
+
+
+def test_nothing_is_refused_but_what_the_corpus_expects(run: Run) -> None:
+    summary = summarize(run)
+    assert not summary.refused_unexpected, summary.refused_unexpected
+    assert not summary.failed, [(a.constraint, a.error) for a in summary.failed]
+
+
+def test_no_answer_violates_its_constraint(run: Run) -> None:
+    violations = summarize(run).violations
+    assert not violations, f"{len(violations)} violation(s):\n{listing(violations)}"
+
+
+def test_no_answer_is_cut_at_the_token_cap(run: Run) -> None:
+    incomplete = summarize(run).incomplete
+    assert not incomplete, f"{len(incomplete)} incomplete answer(s):\n{listing(incomplete)}"
