@@ -19,8 +19,9 @@ temperature), each in a fresh session, the constraint's prompt with
 
 Counted: answers; refused (NotSupportedError: expected, marked ``expect_refused`` in
 the corpus, or not); failed (any other error); violations (an answer its validator
-rejects); incomplete (cut at the token cap; counted apart, with how many still
-validate). Every violation and incomplete answer is listed.
+rejects); incomplete (cut at the token cap and invalid), apart from answers that
+reached the cap and still validate (the engine wrote their shortest valid ending as
+the budget ran out). Every violation and incomplete answer is listed.
 
     python3 bench/constraint_properties.py --host cpython|page [--model smollm2|FOLDER]
         [--samples 22] [--limit N] [--only TEXT] [--sampling-mode MODE]
@@ -472,10 +473,13 @@ class Summary:
     refused_unexpected: list[str]
     failed: list[Answer]
     violations: list[Answer]
-    #: Violations among answers that ended by themselves (not cut at the cap).
+    #: Violations among answers that ended by themselves (not at the cap).
     complete_violations: list[Answer]
+    #: Answers cut at the cap that do not validate.
     incomplete: list[Answer]
-    incomplete_valid: int
+    #: Answers that reached the cap and still validate: the engine wrote their
+    #: shortest valid ending as the budget ran out.
+    budget_ended: int
 
 
 def summarize(run: Run) -> Summary:
@@ -484,7 +488,7 @@ def summarize(run: Run) -> Summary:
     unexpected = sorted({a.constraint for a in refused} - run.refused_expected)
     failed = [a for a in run.answers if a.error and not a.refused]
     violations = [a for a in answered if a.why]
-    incomplete = [a for a in answered if a.cut]
+    incomplete = [a for a in answered if a.cut and a.why]
     return Summary(
         len(run.answers),
         len(answered),
@@ -494,7 +498,7 @@ def summarize(run: Run) -> Summary:
         violations,
         [a for a in violations if not a.cut],
         incomplete,
-        sum(1 for a in incomplete if not a.why),
+        sum(1 for a in answered if a.cut and not a.why),
     )
 
 
@@ -540,7 +544,8 @@ def report(run: Run) -> str:
                 "answers",
                 "answered",
                 "violations (of complete answers)",
-                "incomplete (still valid)",
+                "incomplete (cut, invalid)",
+                "ended by the budget (valid)",
                 "refused (unexpected constraints)",
                 "other errors",
                 "answer tokens, mean",
@@ -556,7 +561,8 @@ def report(run: Run) -> str:
                     s.answers,
                     s.answered,
                     f"{len(s.violations)} ({len(s.complete_violations)})",
-                    f"{len(s.incomplete)} ({s.incomplete_valid})",
+                    len(s.incomplete),
+                    s.budget_ended,
                     f"{s.refused} ({len(s.refused_unexpected)})",
                     len(s.failed),
                     f"{tokens / len(answered):.1f}" if answered else "–",
@@ -575,7 +581,7 @@ def report(run: Run) -> str:
         by_constraint.setdefault(a.constraint, []).append(a)
     rows = []
     for name, items in by_constraint.items():
-        bad = [a for a in items if a.why or a.cut or (a.error and not a.refused)]
+        bad = [a for a in items if a.why or (a.error and not a.refused)]
         refused = [a for a in items if a.refused]
         if not bad and not (refused and name not in run.refused_expected):
             continue
@@ -585,7 +591,7 @@ def report(run: Run) -> str:
                 name,
                 len(items),
                 sum(1 for a in items if a.why),
-                sum(1 for a in items if a.cut),
+                sum(1 for a in items if a.cut and a.why),
                 len(refused),
                 sum(1 for a in items if a.error and not a.refused),
                 shorten(example.error or example.text, 80),
@@ -611,7 +617,7 @@ def report(run: Run) -> str:
         ]
     if s.refused_unexpected:
         out += ["", "Refused unexpectedly: " + ", ".join(s.refused_unexpected)]
-    listed = [a for a in run.answers if a.why or a.cut or (a.error and not a.refused)]
+    listed = [a for a in run.answers if a.why or (a.error and not a.refused)]
     if listed:
         out += ["", "Every violation, incomplete answer and error:", ""]
         for a in listed:
@@ -700,7 +706,7 @@ def main() -> int:
                         "violations": len(s.violations),
                         "complete_violations": len(s.complete_violations),
                         "incomplete": len(s.incomplete),
-                        "incomplete_valid": s.incomplete_valid,
+                        "budget_ended": s.budget_ended,
                     },
                     "answers": [asdict(a) for a in run.answers],
                 },

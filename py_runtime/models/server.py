@@ -168,6 +168,7 @@ def constraint_fields(grammar: Grammar, prefix: str) -> dict[str, Any]:
     raise PromptAPIError("NotSupportedError", "The server cannot hold this response constraint.")
 
 
+@dataclass
 class ToolCallDelta:
     """A tool call as its pieces stream in."""
 

@@ -81,6 +81,6 @@ def test_no_answer_violates_its_constraint(run: Run) -> None:
     assert not violations, f"{len(violations)} violation(s):\n{listing(violations)}"
 
 
-def test_no_answer_is_cut_at_the_token_cap(run: Run) -> None:
+def test_no_answer_is_cut_invalid_at_the_token_cap(run: Run) -> None:
     incomplete = summarize(run).incomplete
     assert not incomplete, f"{len(incomplete)} incomplete answer(s):\n{listing(incomplete)}"
