@@ -173,6 +173,34 @@ def _length(node: Node) -> tuple[int, int | None]:
     return a * node.low, None if node.high is None or b is None else b * node.high
 
 
+def _capped(node: Node, top: int) -> Node:
+    """``node`` with every unbounded repetition repeated at most ``top`` times (a subset)."""
+    if isinstance(node, Seq):
+        return seq(*(_capped(item, top) for item in node.items))
+    if isinstance(node, Alt):
+        return alt(*(_capped(option, top) for option in node.options))
+    if isinstance(node, Repeat):
+        high = max(node.low, top) if node.high is None else node.high
+        return repeat(_capped(node.node, top), node.low, high)
+    return node
+
+
+def _within(node: Node, most: int) -> Node:
+    """A subset of ``node`` whose texts are at most ``most`` characters long: unbounded
+    repetitions capped as high as that allows (``maxLength`` beside a ``pattern``)."""
+    low, high = 0, most
+    best = _capped(node, 0)
+    while low <= high:
+        middle = (low + high) // 2
+        capped = _capped(node, middle)
+        longest = _length(capped)[1]
+        if longest is not None and longest <= most:
+            best, low = capped, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
 class _Compiler:
     def __init__(self, root: Any) -> None:
         self.root = root
@@ -251,10 +279,13 @@ class _Compiler:
             return repeat(STRING_CHAR, low, high)
         node = parse(pattern)
         shortest, longest = _length(node)
+        if high is not None and (longest is None or longest > high):
+            node = _within(node, high)
+            shortest, longest = _length(node)
         if shortest < low or (high is not None and (longest is None or longest > high)):
             raise _unsupported(
-                "a pattern together with minLength/maxLength cannot be held unless the "
-                "pattern's own lengths are within them."
+                "a pattern together with minLength/maxLength can be held only where the "
+                "pattern's own lengths can be made to fit them."
             )
         held = string_value(node)
         if held == NOTHING:

@@ -390,7 +390,8 @@ class CausalLMState:
                     if ending and not self.backend.accept(self.cache, ending):
                         raise operation_error("The grammar rejected the ending it allows.")
                     pieces = "".join(decoder.feed(token) for token in ending)
-                    await self.backend.forward(self.cache, ending)
+                    if ending:
+                        await self.backend.forward(self.cache, ending)
                     self.cached.extend(ending)
                     for chunk in _chunks(parser, family, pieces, final=False):
                         yield chunk
