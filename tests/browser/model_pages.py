@@ -87,8 +87,9 @@ def page_constrained_answers(
     page: Page, folder: Path, dtype: str, cases: list[dict[str, Any]]
 ) -> list[str]:
     """The page's greedy answers to ``cases``: each a ``prompt`` with a JSON ``schema``
-    or a ``regexp`` (its text left out of the prompt), or ``tools`` (the weather tool
-    declared); a tool call comes back as ``call <name> <arguments JSON>``."""
+    or a ``regexp`` (its text left out of the prompt unless ``omit`` is False), or
+    ``tools`` (the weather tool declared); a tool call comes back as ``call <name>
+    <arguments JSON>``."""
     page_html = f"""<!doctype html><meta charset=utf-8>
     <script src="/_lm/language-model.js" data-model="/_models/{folder.name}/"
             data-dtype="{dtype}"></script><button id=go>go</button>"""
@@ -100,7 +101,7 @@ def page_constrained_answers(
         answers: list[str] = page.evaluate(
             """async ([cases, tool]) => {
               const answers = [];
-              for (const {prompt, schema, regexp, tools} of cases) {
+              for (const {prompt, schema, regexp, tools, omit} of cases) {
                 const options = {samplingMode: 'most-predictable'};
                 if (tools) {
                   Object.assign(options, {
@@ -112,7 +113,7 @@ def page_constrained_answers(
                 const session = await LanguageModel.create(options);
                 const constraint = schema ?? (regexp ? new RegExp(regexp) : undefined);
                 const result = await session.prompt(prompt, constraint && {
-                  responseConstraint: constraint, omitResponseConstraintInput: true,
+                  responseConstraint: constraint, omitResponseConstraintInput: omit ?? true,
                 });
                 answers.push(typeof result === 'string' ? result : result.map(
                   (part) => part.type === 'tool-call'
@@ -156,7 +157,9 @@ def cpython_constrained_answers(folder: Path, dtype: str, cases: list[dict[str, 
             info = await runtime.create(options, True, lambda _: None, lambda: False)
             constraint = None
             if case.get("schema") is not None:
-                constraint = {"kind": "json-schema", "json": json.dumps(case["schema"])}
+                # As the page sends it (JSON.stringify): its text may go into the prompt.
+                text = json.dumps(case["schema"], separators=(",", ":"), ensure_ascii=False)
+                constraint = {"kind": "json-schema", "json": text}
             elif case.get("regexp"):
                 constraint = {"kind": "regexp", "source": case["regexp"], "flags": ""}
             chunks: list[dict] = []
@@ -168,7 +171,7 @@ def cpython_constrained_answers(folder: Path, dtype: str, cases: list[dict[str, 
                 info["session"],
                 case["prompt"],
                 constraint,  # type: ignore[arg-type]
-                constraint is not None,
+                constraint is not None and case.get("omit", True),
                 chunks.append,
                 keep,
                 lambda: False,

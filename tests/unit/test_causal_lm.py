@@ -59,8 +59,8 @@ def tool_success(call_id: str, result: dict[str, Any]) -> list[dict[str, Any]]:
 class Harness:
     """A Runtime over the fixture, driven like the worker drives it."""
 
-    def __init__(self, dtype: str, context_cap: int | None = None) -> None:
-        self.model = local_model(FIXTURE, dtype, context_cap=context_cap)
+    def __init__(self, dtype: str, context_cap: int | None = None, folder: Path = FIXTURE) -> None:
+        self.model = local_model(folder, dtype, context_cap=context_cap)
         self.runtime = Runtime(self.model)
         self.loop = asyncio.new_event_loop()
 

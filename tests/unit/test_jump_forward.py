@@ -16,7 +16,15 @@ from typing import Any
 import jsonschema
 import pytest
 from builders import assistant, user
-from test_causal_lm import GREEDY, WITH_TOOLS, Harness, calls_of, text_of, tool_success
+from test_causal_lm import (
+    FIXTURE,
+    GREEDY,
+    WITH_TOOLS,
+    Harness,
+    calls_of,
+    text_of,
+    tool_success,
+)
 
 from py_runtime.engine.grammar import Grammar
 from py_runtime.engine.vocabulary import Sampling
@@ -317,3 +325,88 @@ def test_sampled_answers_are_valid_and_every_token_was_allowed(
         assert all(backend.accept(replay, [token]) for token in emitted)
         backend.release(replay)
     assert harness.model.jumped_tokens > kept  # drafts were kept
+
+
+# -- the multi-call fixture ----------------------------------------------------------
+
+MULTICALL = FIXTURE.parent / "tiny-qwen2-multicall"
+CURRENCIES = ["EUR", "USD", "CHF", "JPY", "GBP"]
+
+
+def declared(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties, "required": list(properties)}
+    wire_schema = {"type": "object", "properties": "object", "required": "array"}
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {**wire_schema, "json": json.dumps(schema)},
+    }
+
+
+#: tests/fixtures/tiny-qwen2-multicall's tools and one-turn dialogues (its README).
+MULTICALL_TOOLS = {
+    "time": declared(
+        "get_time",
+        "Get the current local time in a time zone",
+        {"timezone": {"type": "string", "description": "IANA time zone name"}},
+    ),
+    "weather": declared(
+        "get_weather",
+        "Get the current weather for a location",
+        {"location": {"type": "string", "description": "City name"}},
+    ),
+    "currency": declared(
+        "convert_currency",
+        "Convert an amount of money from one currency to another",
+        {
+            "amount": {"type": "number"},
+            "from": {"type": "string", "enum": CURRENCIES},
+            "to": {"type": "string", "enum": CURRENCIES},
+        },
+    ),
+    "search": declared("search", "Search the web", {"query": {"type": "string"}}),
+}
+MULTICALL_DIALOGUES = [
+    ("What time is it in Tokyo, and how is the weather in Zürich?", ["time", "weather"]),
+    (
+        "Convert 250 euros to Swiss francs and tell me the weather in Genève.",
+        ["weather", "currency"],
+    ),
+    ("Search for the Moomins and tell me the time in Helsinki.", ["time", "search"]),
+    ("How is the weather in São Paulo and in Kraków?", ["weather"]),
+    (
+        "How much is 99.5 dollars in yen, what time is it in New York, and what is the news "
+        "about Reykjavík?",
+        ["time", "currency", "search"],
+    ),
+    (
+        "What time is it in London, and what is the weather in Oslo and in Malmö?",
+        ["time", "weather", "currency", "search"],
+    ),
+    ("Hello!", ["time", "weather"]),
+    ("Thank you, that is all.", ["time", "weather", "currency", "search"]),
+]
+
+
+@pytest.mark.skipif(not MULTICALL.is_dir(), reason="tiny-qwen2-multicall not found")
+def test_multi_call_answers_are_the_unconstrained_ones_token_for_token() -> None:
+    """Answers with two or three calls: before, jump-forward's unjudged tokens made
+    this model call one tool with broken arguments in two of these dialogues."""
+    harness = Harness("fp32", folder=MULTICALL)
+    calls = 0
+    for question, tools in MULTICALL_DIALOGUES:
+        options = {
+            **GREEDY,
+            "expectedInputs": [{"type": "tool-response"}],
+            "expectedOutputs": [{"type": "tool-call"}],
+            "tools": [MULTICALL_TOOLS[tool] for tool in tools],
+        }
+        free, free_ids, free_passes = answer(harness, options, question, None, held=False)
+        held, held_ids, held_passes = answer(harness, options, question, None, held=True)
+        assert held_ids == free_ids, question
+        assert calls_of(held) == [] or held_passes < free_passes
+        calls += len(calls_of(held))
+        assert [(c["name"], c["arguments"]) for c in calls_of(held)] == [
+            (c["name"], c["arguments"]) for c in calls_of(free)
+        ]
+    assert calls == 14

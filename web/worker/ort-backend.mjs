@@ -482,9 +482,8 @@ export class OrtBackend {
       return { tokens: [first], pending: true };
     }
     for (let i = 1; i < tokens.length; i++) {
-      const token = await this.#take(
-        cache, rows[i - 1], cache.ids.slice(0, base + i), topK, temperature, repetitionPenalty, tokens[i],
-      );
+      const ids = repetitionPenalty === 1 ? cache.ids : cache.ids.slice(0, base + i);
+      const token = await this.#take(cache, rows[i - 1], ids, topK, temperature, repetitionPenalty, tokens[i]);
       if (token !== tokens[i]) {
         this.truncate(handle, base + i);
         cache.logits = rows[i - 1];
