@@ -39,11 +39,12 @@ _NON_ASCII = ((0x80, 0xD7FF), (0xE000, 0x10FFFF))
 
 
 def _escape(code: int) -> str:
+    """One code point in a string or a class: letters, digits, space and ``_`` as they
+    are, others as ``\\uHHHH`` (four digits: XGrammar reads ``\\xHH`` on into the
+    letters after it, so ``[\\x3fA]`` would be a range up to U+03FA)."""
     char = chr(code)
     if char.isascii() and (char.isalnum() or char in " _"):
         return char
-    if code < 0x80:
-        return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 

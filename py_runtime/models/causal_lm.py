@@ -443,8 +443,10 @@ class CausalLMState:
         if text is None:
             return None
         ids = tokenizer.encode(text) if text else []
-        # One token to spare: the next step may open something that needs closing.
-        return ids if len(ids) + 2 >= left else None
+        # One token to spare: the next step may open something that needs closing. An
+        # ending longer than the room left (a context window nearly full) cannot be
+        # written: the answer then stops at the window, as an unconstrained one does.
+        return ids if len(ids) + 2 >= left and len(ids) <= left else None
 
     async def _constrain_tools(self, context: Sequence[Message]) -> Grammar | None:
         """Hold the answer to the tool-call grammar, if any; one the grammar library
