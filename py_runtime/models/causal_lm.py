@@ -377,7 +377,8 @@ class CausalLMState:
         else:
             grammar = await self._constrain_tools(context)
         end = min(len(self.cached) + model.max_response_tokens, model.context_window)
-        completer = Completer(grammar) if grammar is not None else None
+        # A response constraint's answer ends validly at the budget (tool calls: not yet).
+        completer = Completer(grammar) if grammar is not None and grammar.kind == "regex" else None
         # The answer's text is its prefix (if any) and the tokens after ``start``.
         answer = (context[-1].text() if context and context[-1].prefix else "", len(self.cached))
         try:
