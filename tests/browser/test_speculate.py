@@ -13,6 +13,8 @@ import pytest
 from playwright.sync_api import Page
 
 from py_runtime.devtools.server import StaticServer
+from py_runtime.engine.js_regex import translate
+from py_runtime.hosts.xgrammar_ebnf import ebnf
 from py_runtime.tokenizer import Tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +40,7 @@ SCRIPT = """async (job) => {
     device: 'wasm', threads: 1, kvHeads: 2, headDim: 32, kvType: 'float32',
   });
   backend.useTokenizer(job.tokenizerJSON, job.stopIds);
-  const grammar = { kind: 'regex', source: job.regex };
+  const grammar = { kind: 'ebnf', source: job.ebnf };
   const out = { speculates: backend.speculates, steps: [] };
   const step = async (cache, draft, topK = 1, temperature = 1) => {
     const passes = backend.passes;
@@ -106,7 +108,7 @@ def test_the_page_judges_drafts_as_cpython_does(page: Page) -> None:
     job: dict[str, Any] = {
         "tokenizerJSON": tokenizer_json,
         "stopIds": STOP_IDS,
-        "regex": r"Hello! How can I help you today\?",
+        "ebnf": ebnf(translate(r"Hello! How can I help you today\?")),
         "prompt": prompt,
         "spelled": spelled(tokenizer, ANSWER),
         "partlySpelled": [*answer[1:4], *spelled(tokenizer, tokenizer.decode(answer[4:]))],
