@@ -33,6 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 from py_runtime.devtools.browser import launch_args  # noqa: E402
 from py_runtime.devtools.server import StaticServer  # noqa: E402
+from py_runtime.engine.constraints import response_grammar  # noqa: E402
+from py_runtime.engine.grammar import Grammar  # noqa: E402
+from py_runtime.hosts.xgrammar_ebnf import ebnf, to_xgrammar  # noqa: E402
+from py_runtime.tool_calls.grammar import tool_call_grammar  # noqa: E402
 
 MODELS: dict[str, dict[str, Any]] = {
     "smollm2": {
@@ -54,31 +58,28 @@ USER = (
 )
 
 TOOL_BEGIN = '<tool_call>\n{"name": "get_weather", "arguments": '
-TOOL_CALLS = {
-    "kind": "tool-calls",
-    "triggers": ["<tool_call>"],
-    "tags": [
+#: The grammars as the page's backend takes them (py_runtime/hosts/xgrammar_ebnf.py).
+TOOL_CALLS = to_xgrammar(
+    tool_call_grammar(
+        "hermes",
         {
-            "begin": TOOL_BEGIN,
-            "schema": json.dumps(
-                {
-                    "type": "object",
-                    "properties": {"location": {"type": "string"}},
-                    "required": ["location"],
-                }
-            ),
-            "end": "}\n</tool_call>",
-        }
-    ],
-}
+            "get_weather": {
+                "type": "object",
+                "properties": {"location": {"type": "string"}},
+                "required": ["location"],
+            }
+        },
+    )
+    or Grammar("regex", "")
+)
 
 
 def schema(value: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": "json-schema", "source": json.dumps(value)}
+    return to_xgrammar(response_grammar({"kind": "json-schema", "json": json.dumps(value)}))
 
 
 def regex(source: str) -> dict[str, Any]:
-    return {"kind": "regex", "source": source}
+    return {"kind": "ebnf", "source": ebnf(source)}
 
 
 FLAT = schema(
