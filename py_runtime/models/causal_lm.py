@@ -402,10 +402,11 @@ class CausalLMState:
                     # The answer ends inside a character: the forced text, as a string,
                     # lacks that character's remaining bytes. Sample them (masked) first.
                     forced = ""
-                if forced:
-                    # Jump-forward: the forced text's tokens are a draft the model judges
-                    # (Backend.speculate), so the answer is the one sampled token by token.
-                    draft = model.tokenizer.encode(forced)[: int(end) - len(self.cached)]
+                # Jump-forward: the forced text's tokens are a draft the model judges
+                # (Backend.speculate), so the answer is the one sampled token by token.
+                draft = model.tokenizer.encode(forced) if forced else []
+                if draft:
+                    draft = draft[: int(end) - len(self.cached)]
                     ids, pending = await self.backend.speculate(self.cache, draft, self.sampling)
                     model.jumped_tokens += common_prefix_length(ids, draft)
                 else:
