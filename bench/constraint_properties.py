@@ -25,7 +25,13 @@ the budget ran out). Every violation and incomplete answer is listed.
 
     python3 bench/constraint_properties.py --host cpython|page [--model smollm2|FOLDER]
         [--samples 22] [--limit N] [--only TEXT] [--sampling-mode MODE]
-        [--max-tokens N] [--dtype fp32] [--threads 2] [--json OUT]
+        [--max-tokens N] [--dtype fp32] [--threads 2] [--shard K/N] [--json OUT]
+    python3 bench/constraint_properties.py --merge OUT1 OUT2 ...
+
+A full run takes hours on two cores (see ``docs/constrained-decoding.md``):
+``--shard K/N`` answers every Nth job from the Kth, so that N runs (on other machines,
+or one after another) make the whole; ``--merge`` reports their ``--json`` files as one
+run.
 
 Needs the model (``python3 -m py_runtime models prepare smollm2``), Node (the RegExp
 validator) and, for the page, ``dist/`` (``python3 build/build.py``). The exit status is
@@ -513,6 +519,14 @@ def shorten(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 10] + f"…' ({len(text)} chars)"
 
 
+def listing(answers: list[Answer]) -> str:
+    """One line per answer: its constraint, mode, why it failed, and its text."""
+    return "\n".join(
+        f"[{a.constraint}] {a.mode}: {a.why or f'cut at {a.tokens} tokens'}: {shorten(a.text)}"
+        for a in answers
+    )
+
+
 def report(run: Run) -> str:
     s = summarize(run)
     answered = [a for a in run.answers if a.answered]
@@ -633,6 +647,29 @@ def report(run: Run) -> str:
     return "\n".join(out)
 
 
+def load(paths: list[Path]) -> Run:
+    """The runs written by ``--json`` (shards of one plan), as one run."""
+    parts = [json.loads(path.read_text()) for path in paths]
+    first = parts[0]
+    costs = Costs()
+    for part in parts:
+        for key, value in (part["costs"] or {}).items():
+            setattr(costs, key, getattr(costs, key) + value)
+    run = Run(
+        first["host"],
+        first["model"],
+        first["cap"],
+        first["sampling"],
+        [Answer(**a) for part in parts for a in part["answers"]],
+        sum(part["seconds"] for part in parts),
+        statistics.median(part["load_seconds"] for part in parts),
+        costs if first["costs"] else None,
+        first.get("tokens_exact", True),
+    )
+    run.refused_expected = {c.name for c in CORPUS if c.expect_refused}
+    return run
+
+
 def failures(run: Run) -> bool:
     s = summarize(run)
     return bool(s.violations or s.incomplete or s.refused_unexpected or s.failed)
@@ -640,7 +677,9 @@ def failures(run: Run) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", choices=["cpython", "page"], required=True)
+    parser.add_argument("--host", choices=["cpython", "page"])
+    parser.add_argument("--shard", help="K/N: every Nth answer of the plan, from the Kth")
+    parser.add_argument("--merge", type=Path, nargs="+", help="report these --json files")
     parser.add_argument("--model", default="smollm2", help="smollm2, or a model folder")
     parser.add_argument("--dtype", default=None, help="default: the model's (fp32)")
     parser.add_argument("--samples", type=int, default=22, help="sampled answers per constraint")
@@ -654,6 +693,12 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write every answer and the summary here")
     parser.add_argument("--quiet", action="store_true", help="no line per answer")
     args = parser.parse_args()
+    if args.merge:
+        run = load(args.merge)
+        print(report(run))
+        return 1 if failures(run) else 0
+    if not args.host:
+        parser.error("--host or --merge is needed")
     folder = Path(models.resolve(args.model) or args.model)
     dtype = args.dtype or models.default_dtype(args.model) or "fp32"
     constraints = known_cases() if args.known else interleaved()
@@ -662,6 +707,9 @@ def main() -> int:
     if args.limit:
         constraints = constraints[: args.limit]
     jobs = plan(constraints, args.samples, greedy=not args.no_greedy)
+    if args.shard:
+        k, n = (int(part) for part in args.shard.split("/"))
+        jobs = jobs[k - 1 :: n]
     print(
         f"# {len(constraints)} constraints, {len(jobs)} answers, host {args.host}, model {folder}",
         flush=True,
@@ -697,6 +745,7 @@ def main() -> int:
                     "seconds": run.seconds,
                     "load_seconds": run.load_seconds,
                     "costs": asdict(run.costs) if run.costs else None,
+                    "tokens_exact": run.tokens_exact,
                     "summary": {
                         "answers": s.answers,
                         "answered": s.answered,

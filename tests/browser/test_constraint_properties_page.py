@@ -23,9 +23,9 @@ from bench.constraint_properties import (
     Run,
     interleaved,
     known_cases,
+    listing,
     report,
     run_page,
-    shorten,
     slice_plan,
     summarize,
 )
@@ -65,12 +65,6 @@ def run(browser: Any) -> Iterator[Run]:
     finally:
         page.close()
 
-
-def listing(answers: list) -> str:
-    return "\n".join(
-        f"[{a.constraint}] {a.mode}: {a.why or f'cut at ~{a.tokens} tokens'}: {shorten(a.text)}"
-        for a in answers
-    )
 
 
 def test_nothing_is_refused_but_what_the_corpus_expects(run: Run) -> None:

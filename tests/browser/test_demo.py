@@ -210,9 +210,9 @@ def test_smollm2_conversation(page: Page, server: StaticServer, violations: list
     jsonschema.validate(value, schema)
     assert "Paris" in value["answer"]
 
-    # A bound the runtime cannot hold: NotSupportedError, shown with a hint.
-    unbounded = {"type": "number", "minimum": 0, "maximum": 1}
-    page.fill("#schema", json.dumps({"type": "object", "properties": {"confidence": unbounded}}))
+    # A keyword the runtime cannot hold: NotSupportedError, shown with a hint.
+    unheld = {"type": "number", "not": {"const": 0}}
+    page.fill("#schema", json.dumps({"type": "object", "properties": {"confidence": unheld}}))
     answer = ask(page, "How sure are you?", SLOW)
     expect(answer.locator(".error strong")).to_contain_text("NotSupportedError: ")
     expect(answer.locator(".error .hint")).to_contain_text("Constrained decoding")

@@ -26,9 +26,9 @@ from bench.constraint_properties import (  # noqa: E402
     Run,
     interleaved,
     known_cases,
+    listing,
     report,
     run_cpython,
-    shorten,
     slice_plan,
     summarize,
 )
@@ -63,12 +63,6 @@ def run() -> Run:
     print(report(result))  # shown with a failure (captured during setup)
     return result
 
-
-def listing(answers: list) -> str:
-    return "\n".join(
-        f"[{a.constraint}] {a.mode}: {a.why or f'cut at {a.tokens} tokens'}: {shorten(a.text)}"
-        for a in answers
-    )
 
 
 def test_nothing_is_refused_but_what_the_corpus_expects(run: Run) -> None:

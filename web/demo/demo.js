@@ -27,9 +27,8 @@ const ui = {
   newSession: /** @type {HTMLButtonElement} */ ($('new-session')),
 };
 
-// A schema the runtime can hold (README "Constrained decoding"): bounds are held on
-// integers only (a number between 0 and 1 is a NotSupportedError), so confidence is
-// a percentage; maxLength keeps a small model's string short.
+// A schema the runtime can hold (docs/constrained-decoding.md lists what is held):
+// confidence as a bounded percentage; maxLength keeps a small model's string short.
 const DEFAULT_SCHEMA = `{
   "type": "object",
   "properties": {
@@ -234,7 +233,7 @@ function describeError(error) {
 
 const HINTS = {
   NotSupportedError: 'The runtime cannot hold the answer to this schema: change or remove the keyword'
-    + ' it names (README "Constrained decoding" lists what is held).',
+    + ' it names (docs/constrained-decoding.md, "Constrained decoding", lists what is held).',
   QuotaExceededError: 'The prompt does not fit in the context window.',
 };
 
