@@ -66,7 +66,6 @@ def run(browser: Any) -> Iterator[Run]:
         page.close()
 
 
-
 def test_nothing_is_refused_but_what_the_corpus_expects(run: Run) -> None:
     summary = summarize(run)
     assert not summary.refused_unexpected, summary.refused_unexpected
