@@ -10,12 +10,15 @@ and writes it while it still fits, so a constrained answer is always whole:
   follow the answer so far (``regular.Prefix``);
 - tool calls: the rest of the call that is open (its name, its arguments' shortest
   JSON, its end), or nothing outside a call.
+
+The next token may open what then needs an ending (a call, a JSON string): the loop
+stops while there is room for ``opening`` (the shortest whole call) and one token more.
 """
 
 from __future__ import annotations
 
 from .grammar import Grammar
-from .regular import NOTHING, Node, Prefix, alt, literal, parse, seq
+from .regular import NOTHING, Node, Prefix, alt, literal, parse, seq, shortest
 
 
 class Completer:
@@ -27,6 +30,13 @@ class Completer:
         self._prefix: Prefix | None = None
         self._fed = ""  # the text ``_prefix`` has followed
         self._calls: dict[str, Node] = {}
+        #: The shortest whole tool call ('' for a regular language).
+        self.opening = ""
+        if self._language is None:
+            calls = [
+                seq(literal(t.begin), parse(t.arguments), literal(t.end)) for t in grammar.tags
+            ]
+            self.opening = min((shortest(c) or "" for c in calls), key=len, default="")
 
     def completion(self, text: str) -> str | None:
         """The shortest text that ends an answer that is ``text`` so far validly ('' when

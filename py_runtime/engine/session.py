@@ -135,11 +135,14 @@ class Session:
             raise type_error("omitResponseConstraintInput needs a responseConstraint.")
         return await self.model.measure(self._canonical_input(prompt, constraint, omit, False))
 
-    async def _add_to_history(self, messages: tuple[Message, ...], outcome: Outcome) -> None:
-        """Keep an entry, then evict the oldest non-initial history while over the window."""
+    async def _add_to_history(
+        self, messages: tuple[Message, ...], outcome: Outcome, room: int = 0
+    ) -> None:
+        """Keep an entry, then evict the oldest non-initial history while it and ``room``
+        more tokens pass the window."""
         history = (*self.history, HistoryEntry(messages))
         usage = await self.measure_history(history)
-        while usage > self.context_window and len(history) > 1:
+        while usage + room > self.context_window and len(history) > 1:
             history = history[1:]
             usage = await self.measure_history(history)
             outcome.overflowed = True
@@ -152,8 +155,10 @@ class Session:
         omit: bool,
         stop: StopCallback,
         outcome: Outcome,
+        room: int = 0,
     ) -> None:
-        """The spec's "prefill" steps 2-12, with Chromium's eviction."""
+        """The spec's "prefill" steps 2-12, with Chromium's eviction (of what leaves less
+        than ``room`` tokens for the answer that follows, too)."""
         messages = self._canonical_input(prompt, constraint, omit, self.context_usage > 0)
         requested = await self.model.measure(messages)
         # Unlike spec step 9, only an input that cannot fit beside the initial
@@ -162,7 +167,7 @@ class Session:
             raise quota_exceeded(self.initial_usage + requested, self.context_window)
         if stop():
             raise Aborted
-        await self._add_to_history(tuple(messages), outcome)
+        await self._add_to_history(tuple(messages), outcome, room)
         await self.state.prefill(self.context(), messages, stop)
         if stop():
             raise Aborted
@@ -201,7 +206,7 @@ class Session:
         if constraint is not None and self.model.enforces_constraints:
             grammar = response_grammar(constraint)  # NotSupportedError before any work
         prefilled = Outcome()
-        await self.prefill(prompt, constraint, omit, stop, prefilled)
+        await self.prefill(prompt, constraint, omit, stop, prefilled, self.model.reply_room)
         outcome = await self.generate(stop, on_chunk, grammar)
         outcome.overflowed = outcome.overflowed or prefilled.overflowed
         return outcome

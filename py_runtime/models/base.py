@@ -69,6 +69,12 @@ class ModelAdapter(Protocol):
     @property
     def context_window(self) -> float: ...
 
+    @property
+    def reply_room(self) -> int:
+        """Tokens an answer needs beyond the history (its turn's opening and a first
+        token): a prompt's prefill evicts until they fit too."""
+        ...
+
     async def availability(self) -> Availability | None:
         """The "language model non-options availability"."""
 

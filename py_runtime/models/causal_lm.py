@@ -265,6 +265,13 @@ class CausalLM:
         """Tokens of the fixed system turn ``measure`` counts after (rendered once)."""
         return len(self.encode(self.render(_BASE, (), False)))
 
+    @cached_property
+    def reply_room(self) -> int:
+        """The generation prompt's tokens and one token of answer (rendered once)."""
+        turn = [*_BASE, Message("user", (Content("text", "Hi."),))]
+        opened = self.encode(self.render(turn, (), True))
+        return len(opened) - len(self.encode(self.render(turn, (), False))) + 1
+
     async def measure(self, messages: Sequence[Message]) -> int:
         """Tokens the messages add to a conversation (after a fixed system turn)."""
         return len(self.encode(self.render([*_BASE, *messages], (), False))) - self._base_tokens
@@ -377,8 +384,7 @@ class CausalLMState:
         else:
             grammar = await self._constrain_tools(context)
         end = min(len(self.cached) + model.max_response_tokens, model.context_window)
-        # A response constraint's answer ends validly at the budget (tool calls: not yet).
-        completer = Completer(grammar) if grammar is not None and grammar.kind == "regex" else None
+        completer = Completer(grammar) if grammar is not None else None
         # The answer's text is its prefix (if any) and the tokens after ``start``.
         answer = (context[-1].text() if context and context[-1].prefix else "", len(self.cached))
         try:
@@ -434,7 +440,10 @@ class CausalLMState:
         """The tokens of the answer's shortest valid ending when only that still fits
         in the ``left`` tokens of the budget (None: go on sampling)."""
         tokenizer = self.model.tokenizer
-        if completer is None or left > ENDING_MARGIN or tokenizer is None:
+        if completer is None or tokenizer is None:
+            return None
+        opening = len(tokenizer.encode(completer.opening)) if completer.opening else 1
+        if left > ENDING_MARGIN + opening:
             return None
         prefix, start = answer
         skip = self.model.parser_family not in MARKED_BY_SPECIALS
@@ -445,10 +454,12 @@ class CausalLMState:
         if text is None:
             return None
         ids = tokenizer.encode(text) if text else []
-        # One token to spare: the next step may open something that needs closing. An
-        # ending longer than the room left (a context window nearly full) cannot be
-        # written: the answer then stops at the window, as an unconstrained one does.
-        return ids if len(ids) + 2 >= left and len(ids) <= left else None
+        # Room to spare: the next step may open something that needs closing (a whole
+        # call where the answer may end now). An ending longer than the room left (a
+        # context window nearly full) cannot be written: the answer then stops at the
+        # window, as an unconstrained one does.
+        spare = 1 + (opening if not text else 1)
+        return ids if len(ids) + spare >= left and len(ids) <= left else None
 
     async def _constrain_tools(self, context: Sequence[Message]) -> Grammar | None:
         """Hold the answer to the tool-call grammar, if any; one the grammar library

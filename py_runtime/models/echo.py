@@ -121,6 +121,7 @@ class EchoModel:
     """Chromium's echo model: usage is UTF-8 bytes, plus 100 per non-text part."""
 
     keeps_tool_calls = False  # "Tool calls add nothing to usage or history."
+    reply_room = 0  # Chromium's echo model evicts for the history alone
     enforces_constraints = False
     capabilities = Capabilities(
         languages=("en",),

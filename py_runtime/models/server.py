@@ -194,6 +194,7 @@ class ServerModel:
 
     capabilities = CHAT_CAPABILITIES
     keeps_tool_calls = True
+    reply_room = 0  # the server engine opens the answer's turn and bounds it itself
     enforces_constraints = True
 
     def __init__(

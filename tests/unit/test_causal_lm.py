@@ -333,6 +333,28 @@ def test_one_response_stops_at_the_cap(tmp_path: Path) -> None:
     assert harness.model.max_response_tokens == 3
 
 
+def test_no_tool_call_is_left_open_at_the_cap() -> None:
+    """At every cap, the answer is whole calls with arguments their schema allows, or no
+    call: the budget stops before a call that could not close, and closes an open one."""
+    harness = Harness("fp32")
+    full = calls_of(harness.prompt(harness.create(WITH_TOOLS), WEATHER_Q))
+    assert [c["name"] for c in full] == ["get_weather"]
+    called, cut = [], 0
+    for cap in range(1, 40):
+        harness.model.max_response_tokens = cap
+        chunks = harness.prompt(harness.create(WITH_TOOLS), WEATHER_Q)
+        assert "<tool_call>" not in text_of(chunks), (cap, chunks)
+        calls = calls_of(chunks)
+        for call in calls:
+            assert call["name"] == "get_weather"
+            assert list(call["arguments"]) == ["location"], (cap, call)
+            assert isinstance(call["arguments"]["location"], str), (cap, call)
+            cut += call["arguments"] != full[0]["arguments"]
+        called.append(bool(calls))
+    assert not called[0] and called[-1]
+    assert cut, "no cap ended an open call: the test did not test the ending"
+
+
 def test_concurrent_loads_make_one_backend_and_a_failed_load_is_tried_again() -> None:
     """Twenty create()s at once used to make twenty backends, the last one winning:
     sessions' caches then lived in backends their state no longer used."""
