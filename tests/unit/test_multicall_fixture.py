@@ -15,45 +15,27 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
+from py_runtime.devtools.models import make_multicall_fixture as made  # noqa: E402
 from py_runtime.engine.runtime import Runtime  # noqa: E402
 from py_runtime.hosts.cpython import local_model  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny-qwen2-multicall"
-CURRENCIES = ["EUR", "USD", "CHF", "JPY", "GBP"]
+CURRENCIES = made.CURRENCIES
 
 
-def declare(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
-    """A tool as the shim converts it (every property required, in this order)."""
-    schema = {"type": "object", "properties": properties, "required": list(properties)}
+def declare(tool: dict[str, Any]) -> dict[str, Any]:
+    """A tool the fixture was trained with, as the shim converts it."""
+    function = tool["function"]
     probe = {"type": "object", "properties": "object", "required": "array"}
     return {
-        "name": name,
-        "description": description,
-        "inputSchema": {**probe, "json": json.dumps(schema)},
+        "name": function["name"],
+        "description": function["description"],
+        "inputSchema": {**probe, "json": json.dumps(function["parameters"])},
     }
 
 
-GET_TIME = declare(
-    "get_time",
-    "Get the current local time in a time zone",
-    {"timezone": {"type": "string", "description": "IANA time zone name"}},
-)
-GET_WEATHER = declare(
-    "get_weather",
-    "Get the current weather for a location",
-    {"location": {"type": "string", "description": "City name"}},
-)
-CONVERT_CURRENCY = declare(
-    "convert_currency",
-    "Convert an amount of money from one currency to another",
-    {
-        "amount": {"type": "number"},
-        "from": {"type": "string", "enum": CURRENCIES},
-        "to": {"type": "string", "enum": CURRENCIES},
-    },
-)
-SEARCH = declare("search", "Search the web", {"query": {"type": "string"}})
-ALL_TOOLS = [GET_TIME, GET_WEATHER, CONVERT_CURRENCY, SEARCH]
+ALL_TOOLS = [declare(tool) for tool in made.ALL_TOOLS]
+GET_TIME, GET_WEATHER, CONVERT_CURRENCY, SEARCH = ALL_TOOLS
 
 #: (tools, question, the calls answered: (name, arguments) in order)
 MULTI_CALLS = [
