@@ -47,6 +47,30 @@ def apply_repetition_penalty(logits: np.ndarray, ids: list[int], penalty: float)
     return penalized
 
 
+def choose(
+    logits: np.ndarray,
+    sampling: Sampling,
+    rng: np.random.Generator,
+    proposed: int | None = None,
+) -> int:
+    """Argmax, or a draw from the softmax of the ``top_k`` largest (finite) logits at
+    ``temperature``. A ``proposed`` token (a draft's) is kept with its probability, else
+    one of the others is drawn renormalised: together, a draw from the same softmax."""
+    if sampling.greedy:
+        return int(np.argmax(logits))
+    k = min(sampling.top_k, int(np.isfinite(logits).sum()))
+    top = np.argpartition(logits, -k)[-k:]
+    scaled = logits[top] / sampling.temperature
+    weights = np.exp(scaled - scaled.max())
+    probabilities = weights / weights.sum()
+    if proposed is not None:
+        others = top != proposed
+        if rng.random() < probabilities[~others].sum() or not others.any():
+            return proposed
+        top, probabilities = top[others], probabilities[others] / probabilities[others].sum()
+    return int(rng.choice(top, p=probabilities))
+
+
 class OnnxRuntimeBackend:
     def __init__(self, model_path: str | Path, threads: int | None = None) -> None:
         options = ort.SessionOptions()
@@ -220,19 +244,7 @@ class OnnxRuntimeBackend:
         return token
 
     def _choose(self, logits: np.ndarray, sampling: Sampling, proposed: int | None = None) -> int:
-        if sampling.greedy:
-            return int(np.argmax(logits))
-        k = min(sampling.top_k, int(np.isfinite(logits).sum()))
-        top = np.argpartition(logits, -k)[-k:]
-        scaled = logits[top] / sampling.temperature
-        weights = np.exp(scaled - scaled.max())
-        probabilities = weights / weights.sum()
-        if proposed is not None:
-            others = top != proposed
-            if self._rng.random() < probabilities[~others].sum() or not others.any():
-                return proposed
-            top, probabilities = top[others], probabilities[others] / probabilities[others].sum()
-        return int(self._rng.choice(top, p=probabilities))
+        return choose(logits, sampling, self._rng, proposed)
 
     def cache_length(self, cache: int) -> int:
         return self._caches[cache].length
