@@ -1,4 +1,4 @@
-"""The closed loop's cost in headless Chromium (README "Closed-loop tools").
+"""The closed loop's cost in headless Chromium (docs/tools.md).
 
 1. The scheduler alone (web/src/tool-scheduler.js, loaded as a module): batches of
    calls whose tool settles at once, parallel-safe or exclusive, in microseconds per

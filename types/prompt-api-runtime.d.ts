@@ -11,8 +11,8 @@
 // type against this file; tests/types/errors.ts checks what the types reject.
 //
 // This runtime's extensions are marked "Extension (this runtime)": closed-loop tools
-// (README "Closed-loop tools"), `callID` beside `callId` (README "Choices where the
-// spec is silent or Chromium differs"), and `promptAPIRuntime` (README "Usage").
+// (docs/tools.md), `callID` beside `callId` (docs/spec-choices.md), and
+// `promptAPIRuntime` (README "Use it in a page").
 //
 // Use: `import 'prompt-api-runtime';` once (or list it in `compilerOptions.types`).
 
@@ -37,7 +37,7 @@ declare global {
    * `text` and `tool-call` contents. The runtime returns a string unless the answer
    * holds a tool call; then the list of contents in order (text between calls kept).
    * Under `toolCallResults: 'always-array'` a session whose `expectedOutputs` lists
-   * `tool-call` always gets the list (README "Choices where the spec is silent").
+   * `tool-call` always gets the list (docs/spec-choices.md).
    * A closed-loop session (tools with `execute`) always gets a string.
    */
   type LanguageModelPromptResult = string | LanguageModelResultContent[];
@@ -185,7 +185,7 @@ declare global {
     /** A JSON Schema with `type: "object"` for the call's arguments. */
     inputSchema: object;
     /**
-     * Extension (this runtime; README "Closed-loop tools"): run a call. May return a
+     * Extension (this runtime; docs/tools.md): run a call. May return a
      * promise. A string is a `text` result, a JSON object or array an `object`
      * result, a number, boolean or null the `text` of its JSON, `undefined` an empty
      * result; a throw becomes a `LanguageModelToolError` for the model to read.
@@ -264,8 +264,8 @@ declare global {
   /** Options of `prompt()`, `promptStreaming()` and `measureContextUsage()`. */
   interface LanguageModelPromptOptions {
     /**
-     * A JSON Schema object or a `RegExp` the answer must match (README "Constrained
-     * decoding"); unsupported keywords are `NotSupportedError`.
+     * A JSON Schema object or a `RegExp` the answer must match
+     * (docs/constrained-decoding.md); unsupported keywords are `NotSupportedError`.
      */
     responseConstraint?: object;
     /** Leave the schema out of the prompt. Default false. */
@@ -478,7 +478,7 @@ declare global {
   };
 
   // ---------------------------------------------------------------------------
-  // Extension (this runtime): promptAPIRuntime (README "Usage")
+  // Extension (this runtime): promptAPIRuntime (README "Use it in a page")
 
   /** The ONNX file a model folder's dtype picks (`onnx/model{suffix}.onnx`). */
   type PromptAPIRuntimeDtype = 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'q4f16' | 'bnb4';

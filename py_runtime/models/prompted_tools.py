@@ -13,7 +13,7 @@ syntax (the Hermes format, ``tool_calls.hermes``); calls in the history are writ
 back in it, and tool responses become user turns holding
 ``<tool_response>{"name": NAME, "content": RESULT}</tool_response>``.
 
-Measured on SmolLM2-135M-Instruct (README "Tool calls without a tool template"): with
+Measured on SmolLM2-135M-Instruct (docs/models.md): with
 the declarations alone it never calls; one worked example in ``initialPrompts`` (a user
 question and the assistant's call) makes it call for most questions that need one.
 """

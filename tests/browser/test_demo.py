@@ -4,7 +4,7 @@ dist/ is served with web/demo's files over it (the build copies them into dist/'
 root), under the page's own strict CSP. On the echo model: the calculator's parser,
 the stop button, tool calls inline, errors, the meters. On SmolLM2: a real
 conversation (a question, a calculator call, a structured answer, a schema the
-runtime cannot hold, a stop mid-answer), and the README's screenshot, docs/demo.png.
+runtime cannot hold, a stop mid-answer), and the screenshot docs/demo.md shows, docs/demo.png.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ WPT_FILES = [
     "smollm2-response-constraint.tentative.https.window.js",
 ]
 #: The weight-only dtypes, whose page and native kernels agree exactly; fp32 is the
-#: default on wasm (README "SmolLM2"). int8 (dynamic, activations quantized at run
+#: default on wasm (docs/models.md). int8 (dynamic, activations quantized at run
 #: time) is shipped for comparison only: ORT Web's and native int8 kernels round
 #: differently, so their greedy answers can part (e.g. "3" vs "three").
 DTYPES = ["fp32", "q8"]

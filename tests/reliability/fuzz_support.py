@@ -92,7 +92,7 @@ def check_error(error: dict[str, Any], *, threw: set[int], malformed_ok: bool) -
     if name == "OperationError":
         if malformed_ok and (message.startswith(MALFORMED) or message == "The runtime is started."):
             return name
-        raise FuzzFailure(f"an OperationError the README does not document: {error!r}")
+        raise FuzzFailure(f"an OperationError the docs do not document: {error!r}")
     if name not in SPEC_ERROR_NAMES:
         raise FuzzFailure(f"an error the spec does not name: {error!r}")
     if name == "QuotaExceededError":

@@ -17,7 +17,7 @@
     'NotSupportedError', 'NotAllowedError', 'InvalidStateError', 'SyntaxError', 'DataError',
     'AbortError', 'QuotaExceededError', 'OperationError',
   ]);
-  // The README's OperationErrors a page can reach: the closed loop's round limit.
+  // The documented OperationErrors a page can reach (docs/tools.md): the closed loop's round limit.
   const DOCUMENTED_OPERATION_ERRORS = [/maxToolRounds/];
   const CASE_TIMEOUT_MS = 20000;
 

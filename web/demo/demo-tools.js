@@ -91,7 +91,7 @@ export function localTime(date = new Date()) {
   return `${date.toLocaleString('en-GB', { dateStyle: 'full', timeStyle: 'short' })} (${zone})`;
 }
 
-/** Closed-loop tool declarations (README "Closed-loop tools"): each has `execute`. */
+/** Closed-loop tool declarations (docs/tools.md): each has `execute`. */
 export const TOOLS = [
   {
     name: 'calculator',
@@ -131,7 +131,7 @@ const response = (callId, value) => ({
 });
 
 /**
- * Worked examples for initialPrompts (README "Tool calls without a tool template"):
+ * Worked examples for initialPrompts (docs/models.md):
  * a question ending in the assistant's call is what makes SmolLM2-135M call a tool;
  * one whole exchange before it (call, result, a short answer) shows it how to answer
  * from a result, instead of imitating the <tool_response> it was given.

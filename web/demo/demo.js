@@ -1,4 +1,4 @@
-// The chat demo: a conversation with the page's LanguageModel (README "The demo").
+// The chat demo: a conversation with the page's LanguageModel (docs/demo.md).
 // Streamed answers, the download and the context, the sampling mode, a stop button,
 // two closed-loop tools shown inline, and structured output held to a JSON Schema.
 

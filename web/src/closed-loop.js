@@ -1,6 +1,6 @@
 // The closed loop: when a session's tools declare `execute`, prompt() and
 // promptStreaming() run the model's calls in the page and give it their results,
-// round after round, until it answers in text (README "Closed-loop tools").
+// round after round, until it answers in text (docs/tools.md).
 
 import { convertPrompt, newCall } from './convert.js';
 import { messageOf, runToolCalls } from './tool-scheduler.js';

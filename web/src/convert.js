@@ -96,7 +96,7 @@ function toolDeclaration(value, call) {
  * @property {Function | undefined} afterToolCall
  */
 
-/** The default cap on concurrent parallel-safe calls (README "Closed-loop tools"). */
+/** The default cap on concurrent parallel-safe calls (docs/tools.md). */
 export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 4;
 /** The default number of tool rounds one prompt may run. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;

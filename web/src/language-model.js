@@ -287,7 +287,7 @@ export class LanguageModel extends EventTarget {
 
   async prompt(input, options = {}) {
     this.#check();
-    // A closed loop answers with its last turn's text (README "Closed-loop tools").
+    // A closed loop answers with its last turn's text (docs/tools.md).
     if (this.#loop) return this.#promptLoop(this.#loop, input, options, () => {});
     // The spec's onChunk/onDone steps: text is concatenated; with tool calls,
     // the result is the list of contents (Chromium: a string otherwise). Under

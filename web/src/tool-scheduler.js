@@ -1,5 +1,5 @@
 // The closed loop's scheduler: runs one model turn's tool calls in the page and
-// gives back their responses in the model's call order (README "Closed-loop tools").
+// gives back their responses in the model's call order (docs/tools.md).
 //
 // - A run of consecutive parallel-safe calls (annotations.readOnlyHint) is a group:
 //   its calls run concurrently, at most `maxParallel` at once, a new one starting

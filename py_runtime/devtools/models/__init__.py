@@ -48,7 +48,7 @@ MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
 }
-#: The default dtype of each named model on wasm (README "SmolLM2": quality and speed).
+#: The default dtype of each named model on wasm (docs/models.md: quality and speed).
 DEFAULT_DTYPES = {"smollm2": "fp32"}
 #: Each model's conversion, as ``CONVERSION_FILE`` records it: a folder made by an
 #: older conversion is made again (SmolLM2 2: the graph takes ``num_logits_to_keep``,
@@ -114,7 +114,7 @@ def prepare(name: str, force: bool = False) -> Path:
 
 def write_advice(name: str) -> None:
     """The folder's ``prompt_api.json``: the dtype the runtime loads on each device when
-    a page names none, from the model's dtype table (README "SmolLM2")."""
+    a page names none, from the model's dtype table (docs/models.md)."""
     advice = {"defaultDtype": {"wasm": DEFAULT_DTYPES[name], "webgpu": DEFAULT_DTYPES[name]}}
     path = folder(name) / "prompt_api.json"
     text = json.dumps(advice, indent=2) + "\n"

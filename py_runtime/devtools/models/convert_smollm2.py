@@ -120,7 +120,7 @@ def logits_to_keep(path: Path) -> None:
     LM head keeps the last ``num_logits_to_keep`` of them (a new int64 scalar input,
     Transformers' name and convention: 0 keeps all; Transformers.js feeds it when the
     graph has it). The runtime asks for 1, and for k when it verifies a jump-forward
-    draft of k tokens (README "Constrained decoding"). On a 128-position prefill chunk
+    draft of k tokens (docs/constrained-decoding.md). On a 128-position prefill chunk
     the head over every position was 268 ms of ORT Web's time and 25 MiB of logits
     (``bench/kernels.py --rows 128``). A required input, not an initializer with a
     default: ONNX Runtime Web can feed only the graph's required inputs."""

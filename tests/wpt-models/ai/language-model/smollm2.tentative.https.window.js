@@ -23,8 +23,7 @@ const kWeatherTool = {
 };
 // SmolLM2's template has no tool format: the runtime writes the declarations into the
 // system prompt, and one worked example (a question and the assistant's call) in the
-// initial prompts is what makes a 135M model call (README "Tool calls without a tool
-// template").
+// initial prompts is what makes a 135M model call (docs/models.md).
 const kWithTools = {
   ...kGreedy,
   expectedInputs: [{type: 'tool-call'}, {type: 'tool-response'}],

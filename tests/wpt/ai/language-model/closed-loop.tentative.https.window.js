@@ -8,7 +8,7 @@
 'use strict';
 
 // A declaration with `execute` makes prompt() run the model's calls in the page
-// and give it their results until it answers in text (README "Closed-loop tools").
+// and give it their results until it answers in text (docs/tools.md).
 
 function valueTool(name, execute, args = '{}') {
   return {
