@@ -87,7 +87,9 @@ class Session:
     def describe(self, session_id: int) -> SessionInfo:
         """The attributes the page reads synchronously."""
         options = self.options
-        sampling = sampling_for(options.sampling_mode, options.top_k, options.temperature)
+        sampling = sampling_for(
+            options.sampling_mode, options.top_k, options.temperature, self.model.sampling_modes
+        )
         return {
             "session": session_id,
             "contextUsage": self.context_usage,

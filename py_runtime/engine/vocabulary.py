@@ -9,8 +9,9 @@ dtypes and devices. web/src/protocol.js is generated from this module and
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, cast, get_args
+from typing import Any, Literal, cast, get_args
 
 Availability = Literal["unavailable", "downloadable", "downloading", "available"]
 Role = Literal["system", "user", "assistant"]
@@ -78,17 +79,49 @@ PARAMS: dict[str, float] = {
 }
 
 
-def sampling_for(mode: str | None, top_k: float | None, temperature: float | None) -> Sampling:
-    """A session's sampling: its mode's, or its deprecated topK/temperature (each
-    missing one from the default mode), clamped to ``PARAMS``' maxima."""
+SamplingModes = Mapping[SamplingModeName, Sampling]
+
+
+def sampling_for(
+    mode: str | None,
+    top_k: float | None,
+    temperature: float | None,
+    modes: SamplingModes = SAMPLING_MODES,
+) -> Sampling:
+    """A session's sampling: its mode's (in ``modes``, a model's calibration of them), or
+    its deprecated topK/temperature (each missing one from the default mode), clamped to
+    ``PARAMS``' maxima."""
     if mode is not None:
-        return SAMPLING_MODES[cast(SamplingModeName, mode)]
-    base = SAMPLING_MODES[DEFAULT_SAMPLING_MODE]
+        return modes[cast(SamplingModeName, mode)]
+    base = modes[DEFAULT_SAMPLING_MODE]
     k = int(_clamp(top_k, 1, MAX_TOP_K, base.top_k))
     t = _clamp(temperature, 0.0, MAX_TEMPERATURE, base.temperature)
     # Dividing logits by a tiny temperature overflows them (NaN probabilities): that
     # close to 0, sampling is greedy anyway.
     return Sampling(top_k=k, temperature=0.0 if t < MIN_TEMPERATURE else t)
+
+
+def calibrated_modes(advice: Any) -> SamplingModes:
+    """The sampling modes a model folder's advice calibrates (``samplingModes``: a mode
+    name to ``{"topK", "temperature"}``), the others as ``SAMPLING_MODES``; ValueError
+    naming what is wrong."""
+    if advice is None:
+        return SAMPLING_MODES
+    if not isinstance(advice, dict):
+        raise ValueError("samplingModes is not an object")
+    modes = dict(SAMPLING_MODES)
+    for name, value in advice.items():
+        if name not in SAMPLING_MODES or not isinstance(value, dict):
+            raise ValueError(f"samplingModes.{name} is not a sampling mode's settings")
+        k, t = value.get("topK"), value.get("temperature")
+        if not (isinstance(k, int) and 1 <= k <= MAX_TOP_K):
+            raise ValueError(f"samplingModes.{name}.topK is not an integer in 1..{MAX_TOP_K}")
+        if not (isinstance(t, int | float) and 0 <= t <= MAX_TEMPERATURE):
+            raise ValueError(
+                f"samplingModes.{name}.temperature is not a number in 0..{MAX_TEMPERATURE}"
+            )
+        modes[cast(SamplingModeName, name)] = Sampling(top_k=k, temperature=float(t))
+    return modes
 
 
 def _clamp(value: float | None, low: float, high: float, default: float) -> float:
@@ -98,6 +131,10 @@ def _clamp(value: float | None, low: float, high: float, default: float) -> floa
         return default
     return max(low, min(value, high))
 
+
+#: A model folder's advice (``python -m py_runtime models prepare`` writes it): the dtype
+#: to load on each device when the page names none, and the sampling modes' calibration.
+ADVICE_FILE = "prompt_api.json"
 
 #: Model file suffix per dtype: ``onnx/model{suffix}.onnx``.
 DTYPE_SUFFIXES: dict[Dtype, str] = {

@@ -18,7 +18,14 @@ from ..engine.errors import PromptAPIError, error_to_wire, operation_error
 from ..engine.grammar import Grammar, GrammarError
 from ..engine.protocol import BootError, Config, Init
 from ..engine.runtime import Runtime
-from ..engine.vocabulary import DTYPES, HALF_KV_DTYPES, Dtype, Sampling, model_file
+from ..engine.vocabulary import (
+    ADVICE_FILE,
+    DTYPES,
+    HALF_KV_DTYPES,
+    Dtype,
+    Sampling,
+    model_file,
+)
 from ..engine.wire import decode_request, encode
 from ..models.backend import Backend
 from ..models.base import ModelAdapter, ProgressCallback
@@ -124,12 +131,8 @@ FOLDER_FILES = (
     "tokenizer.json",
     "tokenizer_config.json",
     "chat_template.jinja",
+    ADVICE_FILE,
 )
-
-
-#: A folder's advice (``python -m py_runtime models prepare`` writes it from the
-#: model's dtype table): the dtype to load on each device when the page names none.
-ADVICE_FILE = "prompt_api.json"
 
 
 def network_failure(error: Exception) -> PromptAPIError | None:
@@ -151,8 +154,6 @@ class WebFiles:
         self._js = js_files
         self._dtype = dtype
         self._device = device
-        #: Whether the folder's advice chooses the dtype (then it is one of the files read).
-        self._dtype_advised = dtype is None
 
     async def read_text(self, name: str) -> str | None:
         try:
@@ -181,8 +182,7 @@ class WebFiles:
         from pyodide.ffi import to_js
 
         onnx_file = model_file(cast(Dtype, await self.dtype()))
-        advice = [ADVICE_FILE] if self._dtype_advised else []
-        names = [*FOLDER_FILES, *advice, onnx_file, onnx_file + "_data"]
+        names = [*FOLDER_FILES, onnx_file, onnx_file + "_data"]
         return to_js([self.base_url + name for name in names])
 
     async def cached(self) -> bool:

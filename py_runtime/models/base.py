@@ -15,7 +15,7 @@ from ..engine.grammar import Grammar
 from ..engine.messages import Message, ToolCall
 from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
-from ..engine.vocabulary import Availability
+from ..engine.vocabulary import Availability, SamplingModes
 
 #: What a text chat model with tool use takes and gives (causal LMs, a server's model).
 CHAT_CAPABILITIES = Capabilities(
@@ -68,6 +68,12 @@ class ModelAdapter(Protocol):
 
     @property
     def context_window(self) -> float: ...
+
+    @property
+    def sampling_modes(self) -> SamplingModes:
+        """Each ``samplingMode``'s sampling for this model (``SAMPLING_MODES``, or the
+        calibration its folder advises)."""
+        ...
 
     @property
     def reply_room(self) -> int:

@@ -28,7 +28,15 @@ from ..engine.grammar import Grammar, GrammarError
 from ..engine.messages import Content, Message, ToolCall
 from ..engine.options import LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
-from ..engine.vocabulary import Availability, Sampling, sampling_for
+from ..engine.vocabulary import (
+    ADVICE_FILE,
+    SAMPLING_MODES,
+    Availability,
+    Sampling,
+    SamplingModes,
+    calibrated_modes,
+    sampling_for,
+)
 from ..tokenizer import StreamDecoder, Tokenizer
 from ..tool_calls import ParsedCall, ToolCallParser, make_parser, parser_for_model
 from ..tool_calls.grammar import tool_call_grammar
@@ -110,6 +118,8 @@ class CausalLM:
         self.eos_ids: set[int] = set()
         self.max_response_tokens = MAX_RESPONSE_TOKENS
         self.repetition_penalty = 1.0
+        #: The sampling modes' settings for this model (its folder's advice may calibrate them).
+        self.sampling_modes: SamplingModes = SAMPLING_MODES
         self.parser_family = "hermes"
         #: The template has no tool format: the runtime writes one (prompted_tools.py).
         self.prompted_tools = False
@@ -168,12 +178,23 @@ class CausalLM:
         self.config = await self._json("config.json")
         backend = asyncio.ensure_future(self.make_backend(self.config, on_progress))
         try:
-            generation, tokenizer_text, tokenizer_config, template_text = await asyncio.gather(
+            (
+                generation,
+                tokenizer_text,
+                tokenizer_config,
+                template_text,
+                advice,
+            ) = await asyncio.gather(
                 self._json("generation_config.json", required=False),
                 self.files.read_text("tokenizer.json"),
                 self._json("tokenizer_config.json"),
                 self.files.read_text("chat_template.jinja"),
+                self._json(ADVICE_FILE, required=False),
             )
+            try:
+                self.sampling_modes = calibrated_modes(advice.get("samplingModes"))
+            except ValueError as error:
+                raise operation_error(f"The model file {ADVICE_FILE} is wrong: {error}.") from None
             self.tokenizer = self._tokenizer(tokenizer_text)
             self.template = self._template(tokenizer_config, template_text)
         except BaseException:
@@ -291,7 +312,9 @@ class CausalLM:
     async def new_state(self, options: LanguageModelOptions, stop: StopCallback) -> CausalLMState:
         assert self.backend is not None
         sampling = replace(
-            sampling_for(options.sampling_mode, options.top_k, options.temperature),
+            sampling_for(
+                options.sampling_mode, options.top_k, options.temperature, self.sampling_modes
+            ),
             repetition_penalty=self.repetition_penalty,
         )
         state = CausalLMState(self, options.tools, self.backend.new_cache(), [], sampling)

@@ -10,7 +10,7 @@ from typing import Any
 from ..engine.grammar import Grammar
 from ..engine.messages import Content, Media, Message, ToolCall
 from ..engine.options import Capabilities, LanguageModelOptions, ToolDeclaration
-from ..engine.vocabulary import Availability
+from ..engine.vocabulary import SAMPLING_MODES, Availability, SamplingModes
 from .base import Chunk, ProgressCallback, StopCallback
 
 PREFIX = "On-device model is not available in Chromium, this API is just echoing back the input:\n"
@@ -122,6 +122,7 @@ class EchoModel:
 
     keeps_tool_calls = False  # "Tool calls add nothing to usage or history."
     reply_room = 0  # Chromium's echo model evicts for the history alone
+    sampling_modes: SamplingModes = SAMPLING_MODES
     enforces_constraints = False
     capabilities = Capabilities(
         languages=("en",),

@@ -38,7 +38,7 @@ from ..engine.errors import Aborted, PromptAPIError, operation_error
 from ..engine.grammar import Grammar
 from ..engine.messages import Content, Message, ToolCall
 from ..engine.options import LanguageModelOptions, ToolDeclaration
-from ..engine.vocabulary import Availability, Sampling, sampling_for
+from ..engine.vocabulary import SAMPLING_MODES, Availability, Sampling, SamplingModes, sampling_for
 from .base import CHAT_CAPABILITIES, Chunk, ProgressCallback, StopCallback
 from .causal_lm import merge_prefixes
 from .gbnf import regex_to_gbnf
@@ -195,6 +195,7 @@ class ServerModel:
     capabilities = CHAT_CAPABILITIES
     keeps_tool_calls = True
     reply_room = 0  # the server engine opens the answer's turn and bounds it itself
+    sampling_modes: SamplingModes = SAMPLING_MODES
     enforces_constraints = True
 
     def __init__(

@@ -316,6 +316,49 @@ def test_the_models_repetition_penalty_is_applied(tmp_path: Path) -> None:
     assert answer  # still an answer, with other tokens than the repeated ones
 
 
+def advised_fixture(tmp_path: Path, advice: Any) -> Harness:
+    import shutil
+
+    folder = tmp_path / "fixture-advised"
+    shutil.copytree(FIXTURE, folder)
+    (folder / "prompt_api.json").write_text(json.dumps(advice))
+    harness = Harness.__new__(Harness)
+    harness.model = local_model(folder, "fp32")
+    harness.runtime = Runtime(harness.model)
+    harness.loop = asyncio.new_event_loop()
+    return harness
+
+
+def test_a_folder_calibrates_its_sampling_modes(tmp_path: Path) -> None:
+    """prompt_api.json's samplingModes set a mode's top-k and temperature for this
+    model (the session reports them); the modes it leaves out keep the runtime's."""
+    balanced = {"topK": 4, "temperature": 0.2}
+    harness = advised_fixture(tmp_path, {"samplingModes": {"balanced": balanced}})
+    created = harness.run(harness.runtime.create({}, True, lambda _: None, lambda: False))
+    assert (created["samplingMode"], created["topK"], created["temperature"]) == (
+        "balanced",
+        4,
+        0.2,
+    )
+    session = harness.runtime.session(created["session"])
+    assert session.state.sampling.top_k == 4 and session.state.sampling.temperature == 0.2
+    creative = harness.run(
+        harness.runtime.create({"samplingMode": "creative"}, True, lambda _: None, lambda: False)
+    )
+    assert (creative["topK"], creative["temperature"]) == (32, 1.1)
+    # The deprecated topK alone takes its temperature from the calibrated default mode.
+    legacy = harness.run(harness.runtime.create({"topK": 2}, True, lambda _: None, lambda: False))
+    assert (legacy["topK"], legacy["temperature"]) == (2, 0.2)
+
+
+def test_a_wrong_calibration_is_an_operation_error_naming_it(tmp_path: Path) -> None:
+    harness = advised_fixture(tmp_path, {"samplingModes": {"balanced": {"topK": 0}}})
+    with pytest.raises(PromptAPIError) as raised:
+        harness.run(harness.runtime.create({}, True, lambda _: None, lambda: False))
+    assert raised.value.name == "OperationError"
+    assert "prompt_api.json" in str(raised.value) and "balanced.topK" in str(raised.value)
+
+
 def test_one_response_stops_at_the_cap(tmp_path: Path) -> None:
     folder = penalized_fixture(tmp_path, 1.0)
     config = json.loads((folder / "generation_config.json").read_text())

@@ -17,6 +17,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+from ...engine.vocabulary import ADVICE_FILE, DEFAULT_SAMPLING_MODE, SAMPLING_MODES
 
 HERE = Path(__file__).resolve().parent
 #: The conversion tools, pinned (optimum-onnx 0.1.0 needs transformers < 4.58).
@@ -50,6 +53,9 @@ MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 #: The default dtype of each named model on wasm (docs/models.md: quality and speed).
 DEFAULT_DTYPES = {"smollm2": "fp32"}
+#: The temperature each named model's card recommends (SmolLM2's: 0.2, with top-p 0.9):
+#: ``balanced`` samples at it, the other modes keep their ratio to ``balanced``.
+RECOMMENDED_TEMPERATURES = {"smollm2": 0.2}
 #: Each model's conversion, as ``CONVERSION_FILE`` records it: a folder made by an
 #: older conversion is made again (SmolLM2 2: the graph takes ``num_logits_to_keep``,
 #: for jump-forward's verification; 1 kept the last position's logits only).
@@ -114,12 +120,28 @@ def prepare(name: str, force: bool = False) -> Path:
 
 def write_advice(name: str) -> None:
     """The folder's ``prompt_api.json``: the dtype the runtime loads on each device when
-    a page names none, from the model's dtype table (docs/models.md)."""
-    advice = {"defaultDtype": {"wasm": DEFAULT_DTYPES[name], "webgpu": DEFAULT_DTYPES[name]}}
-    path = folder(name) / "prompt_api.json"
+    a page names none, from the model's dtype table (docs/models.md), and its sampling
+    modes calibrated to the temperature its card recommends."""
+    advice: dict[str, Any] = {
+        "defaultDtype": {"wasm": DEFAULT_DTYPES[name], "webgpu": DEFAULT_DTYPES[name]}
+    }
+    if name in RECOMMENDED_TEMPERATURES:
+        advice["samplingModes"] = calibrated_modes(RECOMMENDED_TEMPERATURES[name])
+    path = folder(name) / ADVICE_FILE
     text = json.dumps(advice, indent=2) + "\n"
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
+
+
+def calibrated_modes(temperature: float) -> dict[str, dict[str, Any]]:
+    """Every sampling (not greedy) mode's top-k, its temperature scaled so that
+    ``balanced`` samples at ``temperature``."""
+    scale = temperature / SAMPLING_MODES[DEFAULT_SAMPLING_MODE].temperature
+    return {
+        mode: {"topK": sampling.top_k, "temperature": round(sampling.temperature * scale, 3)}
+        for mode, sampling in SAMPLING_MODES.items()
+        if not sampling.greedy
+    }
 
 
 def resolve(model: str | None) -> str | None:
