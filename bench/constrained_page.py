@@ -255,9 +255,9 @@ def run_page(model: dict[str, Any], job: dict[str, Any], verbose: bool) -> dict[
 
     worker = ROOT / "web" / "worker"
     mounts = {"/": ROOT / "bench" / "pages", "/dist/": ROOT / "dist", "/model/": model["dir"]}
+    # The worker's modules unbundled (not worker.mjs: dist/worker.mjs is the bundle).
     files = {
-        "/dist/ort-backend.mjs": worker / "ort-backend.mjs",
-        "/dist/grammar.mjs": worker / "grammar.mjs",
+        f"/dist/{path.name}": path for path in worker.glob("*.mjs") if path.name != "worker.mjs"
     }
     with StaticServer(mounts, files) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())

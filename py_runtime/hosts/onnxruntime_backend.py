@@ -76,7 +76,7 @@ class OnnxRuntimeBackend:
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
-        # As in the page (ort-backend.mjs): constant weights are dequantized once, at
+        # As in the page (ort-session.mjs): constant weights are dequantized once, at
         # load, not on every step.
         options.add_session_config_entry("session.disable_quant_qdq", "1")
         self.session = ort.InferenceSession(

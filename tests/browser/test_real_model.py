@@ -70,7 +70,7 @@ def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
 
 
 def test_page_and_cpython_apply_the_same_repetition_penalty(page: Page, tmp_path: Path) -> None:
-    """generation_config.json's repetition_penalty, in ort-backend.mjs and in NumPy."""
+    """generation_config.json's repetition_penalty, in sampling.mjs (web/worker) and in NumPy."""
     folder = tmp_path / "fixture-penalty"
     shutil.copytree(FIXTURE, folder)
     config = json.loads((folder / "generation_config.json").read_text())

@@ -117,9 +117,10 @@ def test_the_page_judges_drafts_as_cpython_does(page: Page) -> None:
         "drafts": [tokenizer.encode(ANSWER[n:]) for n in range(len(ANSWER) + 1)],
     }
     mounts = {"/": REPO_ROOT / "bench" / "pages", "/dist/": DIST, "/model/": FIXTURE}
+    # The worker's modules unbundled, beside dist/ort/ and dist/xgrammar/ (but not
+    # worker.mjs: dist/worker.mjs is the bundle).
     files = {
-        f"/dist/{name}": WORKER / name
-        for name in ("ort-backend.mjs", "grammar.mjs", "model-cache.mjs")
+        f"/dist/{path.name}": path for path in WORKER.glob("*.mjs") if path.name != "worker.mjs"
     }
     with StaticServer(mounts, files) as server:
         page.goto(f"{server.url}/constrained.html")

@@ -3,7 +3,8 @@
 import { Client } from './client.js';
 import { QuotaExceededError, toPageError } from './errors.js';
 import { EXTENSION_CONTEXT, addExtensionMembers } from './extension.js';
-import { LanguageModel, samplingOf, useClient } from './language-model.js';
+import { LanguageModel, samplingOf } from './language-model.js';
+import { useClient } from './request.js';
 import { WorkerTransport } from './transport.js';
 import { clearCached, listCached } from '../worker/model-cache.mjs';
 import {

@@ -1,15 +1,12 @@
-// Constrained decoding in the worker: XGrammar's web build (@mlc-ai/web-xgrammar,
-// dist/xgrammar/xgrammar.js: a UMD file with its wasm inlined) compiles the engine's
-// grammars (written as XGrammar EBNF by py_runtime/hosts/xgrammar_ebnf.py) against
-// the model's vocabulary, and a matcher per KV cache gives the mask of the tokens
-// allowed next. Loaded only when a constraint is first used.
-//
-// XGrammar reports a rejected grammar by logging "[FATAL] file:line: reason" and
-// aborting its wasm instance, which leaves that instance's stack pointer where the
-// abort happened: a few dozen aborts later the instance breaks. So after any error
-// from inside XGrammar, the instance is retired: later grammars are compiled in a
-// fresh one (the same file imported again under another URL fragment), while the
-// matchers already made go on in the old one until they are released.
+// Constrained decoding in the worker: XGrammar (./xgrammar-instance.mjs) compiles the
+// engine's grammars (written as XGrammar EBNF by py_runtime/hosts/xgrammar_ebnf.py)
+// against the model's vocabulary (./vocab.mjs), and a matcher per KV cache gives the
+// mask of the tokens allowed next. Loaded only when a constraint is first used.
+
+import { instance } from './xgrammar-instance.mjs';
+import { detectVocabType, encodedVocab } from './vocab.mjs';
+
+/** @typedef {import('./xgrammar-instance.mjs').Instance} Instance */
 
 /**
  * The engine's grammar (to_xgrammar() in py_runtime/hosts/xgrammar_ebnf.py): an EBNF
@@ -20,174 +17,6 @@
  */
 /** Compiled grammars kept per model (least recently used dropped first). */
 const CACHED_GRAMMARS = 16;
-
-/** One evaluation of XGrammar's file: its own wasm instance. */
-class Instance {
-  /** @param {any} xgr the file's exports (globalThis.xgrammar) */
-  constructor(xgr) {
-    this.xgr = xgr;
-    /** The last "[FATAL] ..." line the instance logged. */
-    this.fatal = '';
-    /** Set once an error came out of the instance: compile nothing more in it. */
-    this.retired = false;
-  }
-
-  /**
-   * Run `call` (into XGrammar); an error from inside retires the instance and
-   * comes back as an Error saying what XGrammar rejected.
-   * @template T
-   * @param {string} what
-   * @param {() => T | Promise<T>} call
-   * @returns {Promise<T>}
-   */
-  async run(what, call) {
-    this.fatal = '';
-    try {
-      return await call();
-    } catch (error) {
-      throw this.#failed(what, error);
-    }
-  }
-
-  /**
-   * run() for a synchronous call.
-   * @template T
-   * @param {string} what
-   * @param {() => T} call
-   * @returns {T}
-   */
-  runSync(what, call) {
-    this.fatal = '';
-    try {
-      return call();
-    } catch (error) {
-      throw this.#failed(what, error);
-    }
-  }
-
-  #failed(what, error) {
-    this.retired = true;
-    if (current === this) current = null;
-    const reason = this.fatal.replace(/^\[FATAL\]\s*\S+?:\d+:\s*/, '')
-      || String(error?.message ?? error);
-    return new Error(`${what}: ${reason}`, { cause: error });
-  }
-}
-
-let loads = 0;
-/** @type {Instance} */
-let current = null;
-/** @type {Promise<Instance>} */
-let loading = null;
-
-/**
- * The XGrammar instance to compile in (a fresh one after an error): `url` is
- * dist/xgrammar/xgrammar.js. The UMD wrapper, evaluated as an ES module (where
- * `this` is undefined), sets globalThis.xgrammar.
- * @param {string} url
- * @returns {Promise<Instance>}
- */
-function instance(url) {
-  if (current) return Promise.resolve(current);
-  loading ??= (async () => {
-    try {
-      loads += 1;
-      // Another fragment is another module record: the file is evaluated again
-      // (from the HTTP cache), with new wasm memory.
-      await import(loads === 1 ? url : `${url}#${loads}`);
-      const xgr = /** @type {any} */ (globalThis).xgrammar;
-      if (!xgr?.GrammarCompiler) throw new Error(`${url} did not define globalThis.xgrammar`);
-      const made = new Instance(xgr);
-      // The wasm module binds its error printer (console.error.bind(console)) when
-      // XGrammar's first call starts it, synchronously: record its messages.
-      const log = console.error;
-      console.error = (...args) => {
-        const text = args.join(' ');
-        if (text.startsWith('[FATAL]')) made.fatal = text;
-        log.apply(console, args);
-      };
-      let started;
-      try {
-        started = xgr.Grammar.builtinJSONGrammar();
-      } finally {
-        console.error = log;
-      }
-      (await started).dispose();
-      current = made;
-      return made;
-    } finally {
-      loading = null;
-    }
-  })();
-  return loading;
-}
-
-/** GPT-2's bytes_to_unicode(): the character standing for each byte in byte-level vocabularies. */
-function byteLevelChars() {
-  const chars = [];
-  let extra = 256;
-  for (let byte = 0; byte < 256; byte++) {
-    const printable = (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || byte >= 174;
-    chars.push(String.fromCodePoint(printable ? byte : extra++));
-  }
-  return chars;
-}
-
-/**
- * XGrammar's vocabulary type and prepend-space flag for a tokenizer.json, as its
- * TokenizerInfo.from_huggingface detects them (cpp/tokenizer_info.cc).
- * @param {any} spec the parsed tokenizer.json
- * @returns {{vocabType: 'byte_level' | 'byte_fallback' | 'raw', prependSpace: boolean}}
- */
-export function detectVocabType(spec) {
-  const decoder = spec.decoder ?? {};
-  const decoders = decoder.type === 'Sequence' ? decoder.decoders ?? [] : [decoder];
-  let vocabType = /** @type {'byte_level' | 'byte_fallback' | 'raw'} */ ('raw');
-  for (const { type } of decoders) {
-    if (type === 'ByteLevel') { vocabType = 'byte_level'; break; }
-    if (type === 'ByteFallback') { vocabType = 'byte_fallback'; break; }
-  }
-  const normalizer = spec.normalizer ?? {};
-  const normalizers = normalizer.type === 'Sequence' ? normalizer.normalizers ?? [] : [normalizer];
-  const prepends = normalizers.some((n) => n?.type === 'Prepend' && n.prepend === '\u2581');
-  const metaspace = spec.pre_tokenizer?.type === 'Metaspace'
-    && ['always', 'first'].includes(spec.pre_tokenizer.prepend_scheme);
-  return { vocabType, prependSpace: prepends || metaspace };
-}
-
-/**
- * The encoded vocabulary XGrammar takes, indexed by token id and cut at `width`
- * (the logits' width): the model's tokens, the added tokens (their text written the
- * way the vocabulary type encodes it), "" for special added tokens (XGrammar never
- * allows "" tokens, except the stop tokens) and for ids without a token.
- * @param {any} spec the parsed tokenizer.json
- * @param {string} vocabType
- * @param {number} width
- */
-export function encodedVocab(spec, vocabType, width) {
-  const model = spec.model?.vocab ?? {};
-  const pieces = Array.isArray(model) ? model.map((entry) => [entry[0], null]) : Object.entries(model);
-  let size = 0;
-  for (let id = 0; id < pieces.length; id++) {
-    const index = Array.isArray(model) ? id : pieces[id][1];
-    if (index >= size) size = index + 1;
-  }
-  for (const added of spec.added_tokens ?? []) if (added.id >= size) size = added.id + 1;
-  const vocab = new Array(Math.min(size, width)).fill('');
-  for (let id = 0; id < pieces.length; id++) {
-    const index = Array.isArray(model) ? id : pieces[id][1];
-    if (index < vocab.length) vocab[index] = pieces[id][0];
-  }
-  const chars = vocabType === 'byte_level' ? byteLevelChars() : null;
-  const utf8 = new TextEncoder();
-  for (const added of spec.added_tokens ?? []) {
-    if (added.id >= vocab.length) continue;
-    if (added.special) vocab[added.id] = '';
-    else if (chars) vocab[added.id] = Array.from(utf8.encode(added.content), (b) => chars[b]).join('');
-    else vocab[added.id] = added.content;
-  }
-  return vocab;
-}
 
 /**
  * How to compile `grammar`: what a rejection says, and the call into XGrammar.

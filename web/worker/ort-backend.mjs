@@ -1,131 +1,17 @@
 // ONNX Runtime Web behind the engine's Backend seam (py_runtime/backends/base.py).
 // KV caches live here as ORT tensors, addressed by integer handles; the logits of
-// the last position stay here too, and the next token is chosen here, so no
-// per-token work over the vocabulary happens in Python. A constrained answer's
+// the last position stay here too, and the next token is chosen here (./sampling.mjs),
+// so no per-token work over the vocabulary happens in Python. A constrained answer's
 // mask (grammar.mjs, XGrammar) is applied here too.
 
 import { ModelGrammars, applyBitmask } from './grammar.mjs';
-import { modelBytes, modelFileSize } from './model-cache.mjs';
+import { lastRows, loadSession, stopIfFatal } from './ort-session.mjs';
+import { choose, judge, penalize } from './sampling.mjs';
 
-// Bundled into dist/worker.mjs: the ORT files are in dist/ort/, XGrammar's in dist/xgrammar/.
+export { startOrt } from './ort-session.mjs';
+
+// Bundled into dist/worker.mjs: XGrammar's files are in dist/xgrammar/.
 const base = new URL('./', import.meta.url);
-
-const FLOAT16 = new Float32Array(1);
-const FLOAT16_BITS = new Uint32Array(FLOAT16.buffer);
-
-function halfToFloat(bits) {
-  const sign = (bits & 0x8000) << 16;
-  const exponent = (bits >> 10) & 0x1f;
-  const mantissa = bits & 0x3ff;
-  if (exponent === 0) return (sign ? -1 : 1) * mantissa * 2 ** -24;
-  if (exponent === 0x1f) FLOAT16_BITS[0] = sign | 0x7f800000 | (mantissa << 13);
-  else FLOAT16_BITS[0] = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  return FLOAT16[0];
-}
-
-/**
- * The last `count` rows of a [1, n, vocab] logits tensor (n of them if fewer), in
- * order, as float32.
- * @returns {Float32Array[]}
- */
-function lastRows(tensor, count) {
-  const vocab = tensor.dims.at(-1);
-  const end = tensor.data.length;
-  const rows = [];
-  for (let r = Math.min(count, tensor.dims.at(-2)); r >= 1; r--) {
-    const row = tensor.data.subarray(end - r * vocab, end - (r - 1) * vocab);
-    if (row instanceof Float32Array) rows.push(row.slice());
-    else if (row instanceof Uint16Array) rows.push(Float32Array.from(row, halfToFloat));
-    else rows.push(Float32Array.from(row)); // Float16Array and the like
-  }
-  return rows;
-}
-
-function greedy(topK, temperature) {
-  return topK <= 1 || temperature <= 0;
-}
-
-/** Argmax (`topK` <= 1 or `temperature` <= 0), else top-k sampling. */
-function choose(logits, topK, temperature) {
-  return greedy(topK, temperature) ? argmax(logits) : sample(logits, topK, temperature);
-}
-
-/**
- * choose() with a draft's `proposed` token, as speculative decoding judges it: greedy
- * takes the argmax as ever (the proposal when it is that); sampling keeps the proposal
- * with its probability, else samples the other tokens renormalised, which together is
- * sampling from the distribution itself (the draft is deterministic).
- */
-function judge(logits, topK, temperature, proposed) {
-  if (greedy(topK, temperature)) return argmax(logits);
-  const { top, weights } = topWeights(logits, topK, temperature);
-  const total = weights.reduce((a, b) => a + b, 0);
-  const at = top.indexOf(proposed);
-  const kept = at < 0 ? 0 : weights[at];
-  if (Math.random() * total < kept || kept === total) return proposed;
-  if (at >= 0) {
-    top.splice(at, 1);
-    weights.splice(at, 1);
-  }
-  return pick(top, weights);
-}
-
-function argmax(logits) {
-  let best = 0;
-  for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
-  return best;
-}
-
-/** Top-k sampling with temperature. */
-function sample(logits, topK, temperature) {
-  const { top, weights } = topWeights(logits, topK, temperature);
-  return pick(top, weights);
-}
-
-/** The `topK` largest logits' ids and their weights at `temperature` (k is small: a sorted insertion list suffices). */
-function topWeights(logits, topK, temperature) {
-  const top = [];
-  for (let i = 0; i < logits.length; i++) {
-    const value = logits[i];
-    if (top.length === topK && value <= logits[top[topK - 1]]) continue;
-    let at = top.length === topK ? topK - 1 : top.length;
-    while (at > 0 && logits[top[at - 1]] < value) {
-      top[at] = top[at - 1];
-      at--;
-    }
-    top[at] = i;
-  }
-  const max = logits[top[0]];
-  const weights = top.map((i) => Math.exp((logits[i] - max) / temperature));
-  return { top, weights };
-}
-
-/** One of `ids`, drawn in proportion to `weights`. */
-function pick(ids, weights) {
-  let left = Math.random() * weights.reduce((a, b) => a + b, 0);
-  for (let j = 0; j < ids.length; j++) {
-    left -= weights[j];
-    if (left <= 0) return ids[j];
-  }
-  return ids.at(-1);
-}
-
-/**
- * Transformers' repetition penalty over the tokens already in the cache: positive
- * logits divided by `penalty`, negative ones multiplied (into `penalized`: a copy
- * of `logits` unless given).
- * @param {Float32Array} logits
- * @param {number[]} ids
- * @param {number} penalty
- * @param {Float32Array} [penalized]
- */
-function penalize(logits, ids, penalty, penalized = logits.slice()) {
-  for (const id of new Set(ids)) {
-    const value = logits[id];
-    penalized[id] = value > 0 ? value / penalty : value * penalty;
-  }
-  return penalized;
-}
 
 /** Positions per forward pass of a long input (see OrtBackend.forward). */
 const PREFILL_CHUNK = 128;
@@ -134,90 +20,15 @@ const MAX_DRAFT = 32;
 /** The input that says how many last positions get logits (Transformers' name). */
 const KEEP_INPUT = 'num_logits_to_keep';
 
-// A one-node model (Identity of a float[1]; onnx.helper.make_model, IR 8, opset 13),
-// to start ONNX Runtime before the model is known: its first session pays for the
-// runtime's own start (wasm instantiation, its thread pool), about 0.8 s here.
-const WARM_UP_MODEL = Uint8Array.from(atob(
-  'CAgSADo9ChAKAXgSAXkiCElkZW50aXR5Egd3YXJtLXVwWg8KAXgSCgoICAESBAoCCAFiDwoBeRIKCggIARIECgIIAUIECgAQDQ==',
-), (c) => c.charCodeAt(0));
-
-let runtime = null;
-
-/**
- * ONNX Runtime Web for `device` ('wasm' or 'webgpu'), started once per worker with
- * `threads` wasm threads (0: every core; 1 where SharedArrayBuffer is unavailable).
- */
-export function startOrt({ device, threads }) {
-  runtime ??= (async () => {
-    const webgpu = device === 'webgpu';
-    if (webgpu && !(await /** @type {any} */ (navigator).gpu?.requestAdapter())) {
-      throw new Error('WebGPU was asked for, but this browser has no WebGPU adapter.');
-    }
-    const file = webgpu ? 'ort/ort.webgpu.min.mjs' : 'ort/ort.wasm.min.mjs';
-    const ort = await import(new URL(file, base).href);
-    ort.env.wasm.wasmPaths = new URL('ort/', base).href;
-    // Threads need cross-origin isolation (SharedArrayBuffer); default: every core.
-    ort.env.wasm.numThreads = self.crossOriginIsolated ? (threads || navigator.hardwareConcurrency) : 1;
-    const warmUp = await ort.InferenceSession.create(WARM_UP_MODEL, { executionProviders: [device] });
-    await warmUp.release();
-    return ort;
-  })();
-  return runtime;
-}
-
 /**
  * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any) into
- * an InferenceSession on `device` ('wasm' or 'webgpu').
+ * an InferenceSession on `device` ('wasm' or 'webgpu'), behind an OrtBackend.
  */
 export async function createOrtBackend({
   modelURL, file, device, threads, kvHeads, headDim, kvType, onProgress,
 }) {
-  const url = new URL(file, modelURL).href;
-  const ortReady = startOrt({ device, threads });
-  // Progress runs over the bytes of the model and of its external weights, if any.
-  const dataSize = await modelFileSize(`${url}_data`);
-  const totals = [0, dataSize ?? 0];
-  const loaded = [0, 0];
-  const track = (index) => (bytes, total) => {
-    loaded[index] = bytes;
-    if (total) totals[index] = total;
-    if (totals[0]) onProgress?.(Math.min(1, (loaded[0] + loaded[1]) / (totals[0] + totals[1])));
-  };
-  const [ort, model, data] = await Promise.all([
-    ortReady,
-    modelBytes(url, track(0)),
-    dataSize === null ? null : modelBytes(`${url}_data`, track(1)),
-  ]);
-  const externalData = data ? [{ path: `${file.split('/').pop()}_data`, data }] : [];
-  const session = await ort.InferenceSession.create(model, {
-    executionProviders: [device],
-    externalData,
-    graphOptimizationLevel: 'all',
-    // Let constant folding dequantize constant weights once, at load: Optimum's q8
-    // exports dequantize the tied embedding / LM head (136 M weights) on every step
-    // otherwise, 39 % of a native decode step (bench/kernels.py).
-    extra: { session: { disable_quant_qdq: '1' } },
-    ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
-  }).catch((error) => {
-    stopIfFatal(error);
-    throw new Error(`${file}: ONNX Runtime could not load it: ${error?.message ?? error}`);
-  });
+  const { ort, session } = await loadSession({ modelURL, file, device, threads, onProgress });
   return new OrtBackend(ort, session, device === 'webgpu', { kvHeads, headDim, kvType });
-}
-
-/** Errors after which ONNX Runtime's wasm instance cannot be trusted: out of memory, aborted. */
-const FATAL = /out of memory|\bOOM\b|Aborted\(|memory access out of bounds|Maximum memory size|bad_alloc|failed to allocate/i;
-
-/**
- * After a fatal error the worker closes itself, a second after the failing call's
- * error reply has gone out (the engine sends it in the same turn): the page sees the
- * worker stop (./worker.mjs) and starts a fresh one for its next call.
- * @param {unknown} error
- */
-function stopIfFatal(error) {
-  if (FATAL.test(String(/** @type {any} */ (error)?.message ?? error))) {
-    setTimeout(() => self.close(), 1000);
-  }
 }
 
 export class OrtBackend {

@@ -1,0 +1,124 @@
+// ONNX Runtime Web itself (the files in dist/ort/): started once per worker, a
+// model's InferenceSession loaded (through the Cache API, ./model-cache.mjs), logits
+// read back as float32, and the errors after which the runtime cannot be trusted.
+
+import { modelBytes, modelFileSize } from './model-cache.mjs';
+
+// Bundled into dist/worker.mjs: the ORT files are in dist/ort/.
+const base = new URL('./', import.meta.url);
+
+// A one-node model (Identity of a float[1]; onnx.helper.make_model, IR 8, opset 13),
+// to start ONNX Runtime before the model is known: its first session pays for the
+// runtime's own start (wasm instantiation, its thread pool), about 0.8 s here.
+const WARM_UP_MODEL = Uint8Array.from(atob(
+  'CAgSADo9ChAKAXgSAXkiCElkZW50aXR5Egd3YXJtLXVwWg8KAXgSCgoICAESBAoCCAFiDwoBeRIKCggIARIECgIIAUIECgAQDQ==',
+), (c) => c.charCodeAt(0));
+
+let runtime = null;
+
+/**
+ * ONNX Runtime Web for `device` ('wasm' or 'webgpu'), started once per worker with
+ * `threads` wasm threads (0: every core; 1 where SharedArrayBuffer is unavailable).
+ */
+export function startOrt({ device, threads }) {
+  runtime ??= (async () => {
+    const webgpu = device === 'webgpu';
+    if (webgpu && !(await /** @type {any} */ (navigator).gpu?.requestAdapter())) {
+      throw new Error('WebGPU was asked for, but this browser has no WebGPU adapter.');
+    }
+    const file = webgpu ? 'ort/ort.webgpu.min.mjs' : 'ort/ort.wasm.min.mjs';
+    const ort = await import(new URL(file, base).href);
+    ort.env.wasm.wasmPaths = new URL('ort/', base).href;
+    // Threads need cross-origin isolation (SharedArrayBuffer); default: every core.
+    ort.env.wasm.numThreads = self.crossOriginIsolated ? (threads || navigator.hardwareConcurrency) : 1;
+    const warmUp = await ort.InferenceSession.create(WARM_UP_MODEL, { executionProviders: [device] });
+    await warmUp.release();
+    return ort;
+  })();
+  return runtime;
+}
+
+/**
+ * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any) into
+ * an InferenceSession on `device` ('wasm' or 'webgpu'), reporting the share of its
+ * bytes loaded to `onProgress`. Returns the session and ONNX Runtime's module.
+ */
+export async function loadSession({ modelURL, file, device, threads, onProgress }) {
+  const url = new URL(file, modelURL).href;
+  const ortReady = startOrt({ device, threads });
+  // Progress runs over the bytes of the model and of its external weights, if any.
+  const dataSize = await modelFileSize(`${url}_data`);
+  const totals = [0, dataSize ?? 0];
+  const loaded = [0, 0];
+  const track = (index) => (bytes, total) => {
+    loaded[index] = bytes;
+    if (total) totals[index] = total;
+    if (totals[0]) onProgress?.(Math.min(1, (loaded[0] + loaded[1]) / (totals[0] + totals[1])));
+  };
+  const [ort, model, data] = await Promise.all([
+    ortReady,
+    modelBytes(url, track(0)),
+    dataSize === null ? null : modelBytes(`${url}_data`, track(1)),
+  ]);
+  const externalData = data ? [{ path: `${file.split('/').pop()}_data`, data }] : [];
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: [device],
+    externalData,
+    graphOptimizationLevel: 'all',
+    // Let constant folding dequantize constant weights once, at load: Optimum's q8
+    // exports dequantize the tied embedding / LM head (136 M weights) on every step
+    // otherwise, 39 % of a native decode step (bench/kernels.py).
+    extra: { session: { disable_quant_qdq: '1' } },
+    ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
+  }).catch((error) => {
+    stopIfFatal(error);
+    throw new Error(`${file}: ONNX Runtime could not load it: ${error?.message ?? error}`);
+  });
+  return { ort, session };
+}
+
+/** Errors after which ONNX Runtime's wasm instance cannot be trusted: out of memory, aborted. */
+const FATAL = /out of memory|\bOOM\b|Aborted\(|memory access out of bounds|Maximum memory size|bad_alloc|failed to allocate/i;
+
+/**
+ * After a fatal error the worker closes itself, a second after the failing call's
+ * error reply has gone out (the engine sends it in the same turn): the page sees the
+ * worker stop (./worker.mjs) and starts a fresh one for its next call.
+ * @param {unknown} error
+ */
+export function stopIfFatal(error) {
+  if (FATAL.test(String(/** @type {any} */ (error)?.message ?? error))) {
+    setTimeout(() => self.close(), 1000);
+  }
+}
+
+const FLOAT16 = new Float32Array(1);
+const FLOAT16_BITS = new Uint32Array(FLOAT16.buffer);
+
+function halfToFloat(bits) {
+  const sign = (bits & 0x8000) << 16;
+  const exponent = (bits >> 10) & 0x1f;
+  const mantissa = bits & 0x3ff;
+  if (exponent === 0) return (sign ? -1 : 1) * mantissa * 2 ** -24;
+  if (exponent === 0x1f) FLOAT16_BITS[0] = sign | 0x7f800000 | (mantissa << 13);
+  else FLOAT16_BITS[0] = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  return FLOAT16[0];
+}
+
+/**
+ * The last `count` rows of a [1, n, vocab] logits tensor (n of them if fewer), in
+ * order, as float32.
+ * @returns {Float32Array[]}
+ */
+export function lastRows(tensor, count) {
+  const vocab = tensor.dims.at(-1);
+  const end = tensor.data.length;
+  const rows = [];
+  for (let r = Math.min(count, tensor.dims.at(-2)); r >= 1; r--) {
+    const row = tensor.data.subarray(end - r * vocab, end - (r - 1) * vocab);
+    if (row instanceof Float32Array) rows.push(row.slice());
+    else if (row instanceof Uint16Array) rows.push(Float32Array.from(row, halfToFloat));
+    else rows.push(Float32Array.from(row)); // Float16Array and the like
+  }
+  return rows;
+}
