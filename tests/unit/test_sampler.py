@@ -1,10 +1,15 @@
-"""The CPython sampler, as a statistical property: many draws from fixed logits have
-the frequencies of the softmax over the top k logits at the temperature, with and
-without a proposed (draft) token, and with masked (-inf) logits never drawn."""
+"""The samplers, as a statistical property: many draws from fixed logits have the
+frequencies of the softmax over the top k logits at the temperature, with and without a
+proposed (draft) token, and masked (-inf) logits are never drawn: the CPython host's
+(NumPy) and the page's (web/worker/sampling.mjs, in Node)."""
 
 from __future__ import annotations
 
+import json
 import math
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +74,58 @@ def test_greedy_takes_the_argmax() -> None:
     logits = rng.normal(0, 1, 64).astype(np.float32)
     for sampling in (Sampling(top_k=1, temperature=0.7), Sampling(top_k=8, temperature=0)):
         assert choose(logits, sampling, rng) == int(np.argmax(logits))
+
+
+# -- the page's sampler (web/worker/sampling.mjs), run in Node -----------------------------
+
+SAMPLING_MJS = Path(__file__).resolve().parents[2] / "web" / "worker" / "sampling.mjs"
+NODE_DRAWS = """
+const { choose, judge } = await import(process.argv[1]);
+const { logits, topK, temperature, draws, proposals } = JSON.parse(process.argv[2]);
+const values = Float32Array.from(logits.map((v) => (v === null ? -Infinity : v)));
+const counts = new Array(values.length).fill(0);
+for (let i = 0; i < draws; i++) {
+  const proposed = proposals ? proposals[i % proposals.length] : null;
+  counts[proposed === null ? choose(values, topK, temperature)
+                           : judge(values, topK, temperature, proposed)]++;
+}
+console.log(JSON.stringify(counts));
+"""
+
+
+def node_counts(logits: np.ndarray, sampling: Sampling, proposals: list[int] | None = None):
+    if shutil.which("node") is None:
+        pytest.skip("needs Node")
+    case = {
+        "logits": [None if not np.isfinite(v) else float(v) for v in logits],
+        "topK": sampling.top_k,
+        "temperature": sampling.temperature,
+        "draws": DRAWS,
+        "proposals": proposals,
+    }
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", NODE_DRAWS, SAMPLING_MJS.as_uri(), json.dumps(case)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return np.array(json.loads(out.stdout))
+
+
+@pytest.mark.parametrize("mode", ["predictable", "balanced", "most-creative"])
+def test_the_pages_draws_follow_the_top_k_softmax(mode: str) -> None:
+    rng = np.random.default_rng(3)
+    logits = rng.normal(0, 2, 48).astype(np.float32)
+    logits[rng.choice(48, 6, replace=False)] = -np.inf
+    sampling = SAMPLING_MODES[mode]  # type: ignore[index]
+    assert_matches(node_counts(logits, sampling), expected(logits, sampling))
+
+
+def test_the_pages_judged_draft_leaves_the_distribution_unchanged() -> None:
+    rng = np.random.default_rng(4)
+    logits = rng.normal(0, 1.5, 32).astype(np.float32)
+    logits[:3] = -np.inf
+    sampling = Sampling(top_k=6, temperature=0.8)
+    proposals = [int(p) for p in rng.integers(0, 32, 997)]
+    counts = node_counts(logits, sampling, proposals)
+    assert_matches(counts, expected(logits, sampling))
