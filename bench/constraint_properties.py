@@ -4,8 +4,8 @@
 by itself, before the response's token cap.
 
 Per constraint: one greedy answer (``samplingMode: "most-predictable"``) and
-``--samples`` sampled ones (the session's default sampling, ``balanced``: top-k 8,
-temperature 0.7; ``--sampling-mode`` picks another; a window cannot set topK or
+``--samples`` sampled ones (``most-creative``: a model's default mode may be greedy,
+SmolLM2's is; ``--sampling-mode`` picks another; a window cannot set topK or
 temperature), each in a fresh session, the constraint's prompt with
 ``{responseConstraint}``. Hosts:
 
@@ -68,6 +68,8 @@ from py_runtime.devtools import models  # noqa: E402
 
 GREEDY = "greedy"
 SAMPLED = "sampled"
+#: The samplingMode of sampled answers.
+SAMPLED_MODE = "most-creative"
 
 
 def page_cut_at(cap: int) -> int:
@@ -278,7 +280,7 @@ def run_cpython(
     jobs: list[Job],
     dtype: str = "fp32",
     threads: int = 2,
-    sampling_mode: str | None = None,
+    sampling_mode: str = SAMPLED_MODE,
     cap: int | None = None,
     progress: Progress | None = None,
 ) -> Run:
@@ -294,7 +296,7 @@ def run_cpython(
         "cpython (onnxruntime + llguidance)",
         f"{folder.name} ({dtype}, {threads} threads)",
         host.model.max_response_tokens,
-        sampling_mode or "default (balanced)",
+        sampling_mode,
         answers,
         time.perf_counter() - started,
         host.load_seconds,
@@ -405,7 +407,7 @@ def run_page(
     folder: Path,
     jobs: list[Job],
     dtype: str = "fp32",
-    sampling_mode: str | None = None,
+    sampling_mode: str = SAMPLED_MODE,
     cap: int | None = None,
     progress: Progress | None = None,
 ) -> Run:
@@ -425,7 +427,7 @@ def run_page(
         "page (Chromium, ONNX Runtime Web wasm + XGrammar)",
         f"{folder.name} ({dtype})",
         host.model_cap,
-        sampling_mode or "default (balanced)",
+        sampling_mode,
         answers,
         seconds,
         host.load_seconds,
@@ -687,7 +689,9 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="the first N constraints (kinds alternating)")
     parser.add_argument("--only", help="constraints whose name contains this text")
     parser.add_argument("--known", action="store_true", help="only the known broken cases")
-    parser.add_argument("--sampling-mode", help="samplingMode of sampled answers")
+    parser.add_argument(
+        "--sampling-mode", default=SAMPLED_MODE, help="samplingMode of sampled answers"
+    )
     parser.add_argument("--max-tokens", type=int, help="the response's token cap")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads (CPython)")
     parser.add_argument("--json", type=Path, help="write every answer and the summary here")
