@@ -135,7 +135,7 @@ ANNOTATIONS = frozenset(
 )
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
-#: ``format`` values held by patterns of the engine's own (``json_regular.FORMAT_REGEXES``).
+#: ``format`` values held by patterns of the engine's own (``json_strings.FORMAT_REGEXES``).
 FORMATS = frozenset({"email", "uuid", "ipv4", "ipv6"})
 _YEAR = "[1-9][0-9]{3}"
 _MONTH_DAY = (

@@ -3,8 +3,8 @@
 A base location holds ``config.json``, ``generation_config.json``,
 ``tokenizer.json``, ``tokenizer_config.json`` (with the chat template, or a
 ``chat_template.jinja`` beside it) and ``onnx/model{suffix}.onnx``. The
-generation loop below is the same in the page and under CPython; only the
-``Backend`` that runs the forward passes differs (see ``hosts/``).
+generation loop (``generation.py``) is the same in the page and under CPython; only
+the ``Backend`` that runs the forward passes differs (see ``hosts/``).
 
 The session's conversation is rendered with the chat template at every step; the
 model keeps only the KV cache and the token ids in it, and runs only the tokens
@@ -15,34 +15,29 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
-import string
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import Any, Protocol
 
-from ..engine.completion import Completer
-from ..engine.errors import Aborted, PromptAPIError, operation_error
-from ..engine.grammar import Grammar, GrammarError
-from ..engine.messages import Content, Message, ToolCall
+from ..engine.errors import PromptAPIError, operation_error
+from ..engine.messages import Content, Message
 from ..engine.options import LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
 from ..engine.vocabulary import (
     ADVICE_FILE,
     SAMPLING_MODES,
     Availability,
-    Sampling,
     SamplingModes,
     calibrated_modes,
     sampling_for,
 )
-from ..tokenizer import StreamDecoder, Tokenizer
-from ..tool_calls import ParsedCall, ToolCallParser, make_parser, parser_for_model
-from ..tool_calls.grammar import tool_call_grammar
+from ..tokenizer import Tokenizer
+from ..tool_calls import parser_for_model
 from .backend import Backend
-from .base import CHAT_CAPABILITIES, Chunk, ProgressCallback, StopCallback
+from .base import CHAT_CAPABILITIES, ProgressCallback, StopCallback
 from .chat_template import ChatTemplate, ChatTemplateError
+from .generation import CausalLMState
 from .hf_messages import messages_to_hf, tool_declarations_to_hf
 from .prompted_tools import with_prompted_tools
 from .speed import measure_speed
@@ -64,23 +59,10 @@ BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]
 #: sets ``max_new_tokens``: small models can repeat themselves until the context is full
 #: (implementation-defined; the answer then simply ends there).
 MAX_RESPONSE_TOKENS = 512
-#: Within this many tokens of the budget's end, a constrained answer's shortest ending
-#: is looked up at every step (engine/completion.py).
-ENDING_MARGIN = 48
-#: Tool-call formats whose markers are special tokens, kept when decoding.
-MARKED_BY_SPECIALS = frozenset({"mistral", "pythonic"})
 
 
 #: The fixed system turn inputs are measured after (templates add a default one otherwise).
 _BASE = (Message("system", (Content("text", ""),)),)
-
-
-def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
 
 
 def merge_prefixes(messages: Sequence[Message]) -> list[Message]:
@@ -326,232 +308,3 @@ class CausalLM:
         """Prefill and decode speed of the loaded model."""
         assert self.backend is not None and self.tokenizer is not None
         return await measure_speed(self.backend, self.tokenizer, prompt_tokens, decode_tokens)
-
-
-@dataclass
-class CausalLMState:
-    """One session's KV cache, the token ids it holds, and how it samples."""
-
-    model: CausalLM
-    tools: Sequence[ToolDeclaration]
-    cache: int
-    cached: list[int]
-    sampling: Sampling
-
-    @cached_property
-    def schemas(self) -> dict[str, Any]:
-        """The declared tools' input schemas, by name."""
-        return {tool.name: tool.input_schema for tool in self.tools}
-
-    @cached_property
-    def tool_grammar(self) -> Grammar | None:
-        """Answers that may call the session's tools, in the model's call syntax."""
-        family = "prompted" if self.model.prompted_tools else self.model.parser_family
-        return tool_call_grammar(family, self.schemas)
-
-    @cached_property
-    def loose_tool_grammar(self) -> Grammar | None:
-        """The tool-call grammar with every tool's arguments held to a JSON object only:
-        for schemas the grammar library cannot compile (it accepted their keywords)."""
-        family = "prompted" if self.model.prompted_tools else self.model.parser_family
-        return tool_call_grammar(family, {name: {"type": "object"} for name in self.schemas})
-
-    @property
-    def backend(self) -> Backend:
-        assert self.model.backend is not None
-        return self.model.backend
-
-    def checkpoint(self) -> list[int]:
-        return list(self.cached)
-
-    def rollback(self, checkpoint: list[int]) -> None:
-        keep = common_prefix_length(self.cached, checkpoint)
-        self.backend.truncate(self.cache, keep)
-        self.cached = self.cached[:keep]
-
-    async def sync(self, text: str, stop: StopCallback) -> None:
-        """Make the cache hold ``text``'s tokens, running only what is not there yet."""
-        ids = self.model.encode(text)
-        keep = common_prefix_length(self.cached, ids)
-        if keep == len(ids) and keep > 0:
-            keep -= 1  # re-run the last token: its logits are needed
-        if keep < len(self.cached):
-            self.backend.truncate(self.cache, keep)
-        if stop():
-            raise Aborted
-        await self.backend.forward(self.cache, ids[keep:])
-        self.cached = list(ids)
-
-    async def prefill(
-        self, context: Sequence[Message], added: Sequence[Message], stop: StopCallback
-    ) -> None:
-        await self.sync(self.model.render(context, self.tools, False), stop)
-
-    async def generate(
-        self, context: Sequence[Message], stop: StopCallback, grammar: Grammar | None = None
-    ) -> AsyncIterator[Chunk]:
-        """Decode until an end-of-sequence token, streaming text and tool calls; held
-        to ``grammar`` (a response constraint), else to the tool-call grammar."""
-        model = self.model
-        assert model.tokenizer is not None
-        await self.sync(model.render(context, self.tools, True), stop)
-        family = model.parser_family
-        # Formats whose markers are special tokens must see them (Mistral, LFM2).
-        decoder = StreamDecoder(
-            model.tokenizer, skip_special_tokens=family not in MARKED_BY_SPECIALS
-        )
-        schemas = self.schemas
-        parser = make_parser(family, set(schemas), schemas) if schemas else None
-        if grammar is not None:
-            await self._constrain(grammar, context)
-        else:
-            grammar = await self._constrain_tools(context)
-        end = min(len(self.cached) + model.max_response_tokens, model.context_window)
-        completer = Completer(grammar) if grammar is not None else None
-        # The answer's text is its prefix (if any) and the tokens after ``start``.
-        answer = (context[-1].text() if context and context[-1].prefix else "", len(self.cached))
-        try:
-            while len(self.cached) < end:
-                if stop():
-                    raise Aborted
-                ending = self._ending(completer, answer, int(end) - len(self.cached))
-                if ending is not None:
-                    # The budget nears its end: the answer's shortest valid ending, then stop.
-                    if ending and not self.backend.accept(self.cache, ending):
-                        raise operation_error("The grammar rejected the ending it allows.")
-                    pieces = "".join(decoder.feed(token) for token in ending)
-                    if ending:
-                        await self.backend.forward(self.cache, ending)
-                    self.cached.extend(ending)
-                    for chunk in _chunks(parser, family, pieces, final=False):
-                        yield chunk
-                    break
-                forced = self.backend.forced(self.cache) if grammar and model.jump_forward else ""
-                if forced and model.tokenizer.decode(self.cached[-3:]).endswith("\ufffd"):
-                    # The answer ends inside a character: the forced text, as a string,
-                    # lacks that character's remaining bytes. Sample them (masked) first.
-                    forced = ""
-                # Jump-forward: the forced text's tokens are a draft the model judges
-                # (Backend.speculate), so the answer is the one sampled token by token.
-                draft = model.tokenizer.encode(forced) if forced else []
-                if draft:
-                    draft = draft[: int(end) - len(self.cached)]
-                    ids, pending = await self.backend.speculate(self.cache, draft, self.sampling)
-                    model.jumped_tokens += common_prefix_length(ids, draft)
-                else:
-                    ids, pending = [await self.backend.next_token(self.cache, self.sampling)], True
-                finished = pending and (ids[-1] < 0 or ids[-1] in model.eos_ids)
-                if finished:
-                    ids = ids[:-1]
-                pieces = "".join(decoder.feed(token) for token in ids)
-                if pending and not finished:
-                    await self.backend.forward(self.cache, ids[-1:])
-                self.cached.extend(ids)
-                for chunk in _chunks(parser, family, pieces, final=False):
-                    yield chunk
-                if finished:
-                    break
-        finally:
-            if grammar is not None:
-                await self.backend.constrain(self.cache, None)
-        for chunk in _chunks(parser, family, decoder.flush(), final=True):
-            yield chunk
-
-    def _ending(
-        self, completer: Completer | None, answer: tuple[str, int], left: int
-    ) -> list[int] | None:
-        """The tokens of the answer's shortest valid ending when only that still fits
-        in the ``left`` tokens of the budget (None: go on sampling)."""
-        tokenizer = self.model.tokenizer
-        if completer is None or tokenizer is None:
-            return None
-        opening = len(tokenizer.encode(completer.opening)) if completer.opening else 1
-        if left > ENDING_MARGIN + opening:
-            return None
-        prefix, start = answer
-        skip = self.model.parser_family not in MARKED_BY_SPECIALS
-        written = tokenizer.decode(self.cached[start:], skip_special_tokens=skip)
-        if written.endswith("\ufffd"):
-            return None  # inside a character: its other bytes come first
-        text = completer.completion(prefix + written)
-        if text is None:
-            return None
-        ids = tokenizer.encode(text) if text else []
-        # Room to spare: the next step may open something that needs closing (a whole
-        # call where the answer may end now). An ending longer than the room left (a
-        # context window nearly full) cannot be written: the answer then stops at the
-        # window, as an unconstrained one does.
-        spare = 1 + (opening if not text else 1)
-        return ids if len(ids) + spare >= left and len(ids) <= left else None
-
-    async def _constrain_tools(self, context: Sequence[Message]) -> Grammar | None:
-        """Hold the answer to the tool-call grammar, if any; one the grammar library
-        cannot compile falls back to the loose one, then to none (calls are still parsed):
-        a declaration the options algorithm accepted never makes the session unusable."""
-        for grammar in (self.tool_grammar, self.loose_tool_grammar):
-            if grammar is None:
-                return None
-            try:
-                await self.backend.constrain(self.cache, grammar)
-            except GrammarError:
-                continue
-            await self._accept_prefix(context)
-            return grammar
-        return None
-
-    async def _constrain(self, grammar: Grammar, context: Sequence[Message]) -> None:
-        """Hold the answer to ``grammar``, past the assistant prefix (if any)."""
-        assert self.model.tokenizer is not None
-        try:
-            await self.backend.constrain(self.cache, grammar)
-        except GrammarError as error:
-            raise PromptAPIError(
-                "NotSupportedError", f"The response constraint cannot be enforced: {error}"
-            ) from None
-        await self._accept_prefix(context)
-
-    async def _accept_prefix(self, context: Sequence[Message]) -> None:
-        """Feed an assistant prefix through the grammar now held (NotSupportedError, and
-        nothing held, when it rejects it)."""
-        assert self.model.tokenizer is not None
-        if context and context[-1].prefix:
-            prefix = self.model.tokenizer.encode(context[-1].text())
-            if not self.backend.accept(self.cache, prefix):
-                await self.backend.constrain(self.cache, None)
-                raise PromptAPIError(
-                    "NotSupportedError", "The response constraint cannot start with the prefix."
-                )
-
-    async def clone(self, context: Sequence[Message]) -> CausalLMState:
-        cache = await self.backend.clone(self.cache)
-        return CausalLMState(self.model, self.tools, cache, list(self.cached), self.sampling)
-
-    def release(self) -> None:
-        self.backend.release(self.cache)
-
-
-def new_call_id(family: str | None) -> str:
-    """A fresh call id; Mistral's templates accept only 9 letters and digits."""
-    if family == "mistral":
-        alphabet = string.ascii_letters + string.digits
-        return "".join(secrets.choice(alphabet) for _ in range(9))
-    return f"call_{secrets.token_hex(12)}"
-
-
-def _chunks(
-    parser: ToolCallParser | None, family: str | None, piece: str, final: bool
-) -> list[Chunk]:
-    """Decoded text as chunks, with tool calls split out when tools exist."""
-    if parser is None:
-        return [piece] if piece else []
-    try:
-        segments = [*parser.feed(piece), *(parser.finish() if final else [])]
-    except Exception as error:
-        raise operation_error(f"The {family} tool-call parser failed: {error}") from None
-    chunks: list[Chunk] = []
-    for segment in segments:
-        if isinstance(segment, ParsedCall):
-            chunks.append(ToolCall(new_call_id(family), segment.name, segment.arguments))
-        elif segment:
-            chunks.append(segment)
-    return chunks

@@ -21,7 +21,8 @@ need nothing from the server. What maps where:
 
 Every request is read with a timeout between pieces: a server that goes silent is
 a NetworkError, as is one that cannot be reached or cuts an answer off; an error
-status is an OperationError with the server's message.
+status is an OperationError with the server's message. The requests are
+``server_client.py``'s, the format ``chat_completions.py``'s.
 """
 
 from __future__ import annotations
@@ -29,20 +30,25 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import secrets
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from ..engine.errors import Aborted, PromptAPIError, operation_error
+from ..engine.errors import PromptAPIError, operation_error
 from ..engine.grammar import Grammar
-from ..engine.messages import Content, Message, ToolCall
+from ..engine.messages import Content, Message
 from ..engine.options import LanguageModelOptions, ToolDeclaration
 from ..engine.vocabulary import SAMPLING_MODES, Availability, Sampling, SamplingModes, sampling_for
 from .base import CHAT_CAPABILITIES, Chunk, ProgressCallback, StopCallback
-from .causal_lm import merge_prefixes
-from .gbnf import regex_to_gbnf
-from .hf_messages import messages_to_hf, tool_declarations_to_hf
+from .chat_completions import (
+    ToolCallDelta,
+    constraint_fields,
+    error_message,
+    sampling_fields,
+    to_openai_messages,
+)
+from .hf_messages import tool_declarations_to_hf
+from .server_client import Http, ServerClient, network_error
 
 #: The marker before a server's base URL in ``data-model``.
 SCHEME = "openai:"
@@ -50,36 +56,11 @@ SCHEME = "openai:"
 MAX_RESPONSE_TOKENS = 512
 #: Seconds a request may go without a byte from the server (``serverTimeout``).
 DEFAULT_TIMEOUT = 60.0
-#: How often a pending read checks whether its call was aborted, in seconds.
-POLL_SECONDS = 0.05
 #: Used when the server states no context size.
 FALLBACK_WINDOW = 4096
 #: The fixed system turn inputs are measured after (as ``causal_lm`` does).
 _BASE = (Message("system", (Content("text", ""),)),)
 _USER = Message("user", (Content("text", ""),))
-
-T = TypeVar("T")
-
-
-class Exchange(Protocol):
-    """One HTTP request, made by the host (page: fetch; CPython: urllib)."""
-
-    async def start(self) -> int:
-        """Send the request; the response's status. ``ConnectionError`` when the
-        server cannot be reached."""
-
-    async def read(self) -> str | None:
-        """The next piece of the body, decoded; None at its end. ``ConnectionError``
-        when the connection breaks."""
-
-    def cancel(self) -> None:
-        """Abort the request (the server sees the connection close)."""
-
-
-class Http(Protocol):
-    def open(
-        self, method: str, url: str, headers: dict[str, str], body: str | None
-    ) -> Exchange: ...
 
 
 def server_url(model: str) -> str | None:
@@ -87,106 +68,6 @@ def server_url(model: str) -> str | None:
     if not model.startswith(SCHEME):
         return None
     return model[len(SCHEME) :].rstrip("/")
-
-
-def network_error(message: str) -> PromptAPIError:
-    return PromptAPIError("NetworkError", message)
-
-
-@dataclass
-class Reply:
-    """A whole (non-streamed) response."""
-
-    status: int
-    text: str
-
-    def json(self) -> Any:
-        try:
-            return json.loads(self.text)
-        except ValueError:
-            return None
-
-    def object(self) -> dict[str, Any]:
-        """The body's JSON object on a 200 status; else empty."""
-        body = self.json() if self.status == 200 else None
-        return body if isinstance(body, dict) else {}
-
-
-def error_message(text: str) -> str:
-    """The message in an error body (OpenAI's ``{"error": {"message"}}`` or text)."""
-    try:
-        body = json.loads(text)
-    except ValueError:
-        return text.strip()[:300]
-    error = body.get("error", body) if isinstance(body, dict) else body
-    if isinstance(error, dict):
-        return str(error.get("message") or error)
-    return str(error)[:300]
-
-
-def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Canonical messages as chat-completion messages (the Hugging Face mapping, with
-    tool-call arguments as JSON text, as the OpenAI API has them)."""
-    out = []
-    try:
-        hf = messages_to_hf(merge_prefixes(messages))
-    except ValueError as error:
-        raise PromptAPIError("NotSupportedError", str(error)) from None
-    for message in hf:
-        if "tool_calls" in message:
-            message["tool_calls"] = [
-                {
-                    "id": call["id"],
-                    "type": "function",
-                    "function": {
-                        "name": call["function"]["name"],
-                        "arguments": json.dumps(call["function"]["arguments"], ensure_ascii=False),
-                    },
-                }
-                for call in message["tool_calls"]
-            ]
-        out.append(message)
-    return out
-
-
-def sampling_fields(sampling: Sampling) -> dict[str, Any]:
-    """The request's sampling: top-k 1 is greedy, which every server reads as temperature 0."""
-    if sampling.top_k <= 1 or sampling.temperature == 0:
-        return {"temperature": 0.0, "top_k": 1}
-    return {"temperature": sampling.temperature, "top_k": sampling.top_k}
-
-
-def constraint_fields(grammar: Grammar, prefix: str) -> dict[str, Any]:
-    """How the server holds an answer to ``grammar`` that continues ``prefix``."""
-    if grammar.kind == "regex":
-        gbnf = regex_to_gbnf(grammar.source, prefix)
-        if gbnf is None:
-            raise PromptAPIError(
-                "NotSupportedError", "The response constraint cannot start with the prefix."
-            )
-        return {"grammar": gbnf}
-    raise PromptAPIError("NotSupportedError", "The server cannot hold this response constraint.")
-
-
-@dataclass
-class ToolCallDelta:
-    """A tool call as its pieces stream in."""
-
-    call_id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-    def finish(self, tools: Sequence[ToolDeclaration]) -> ToolCall:
-        text = "".join(self.arguments).strip() or "{}"
-        try:
-            arguments = json.loads(text)
-        except ValueError:
-            arguments = None
-        if not isinstance(arguments, dict):
-            raise operation_error(f"The server's call of {self.name!r} has no JSON object.")
-        if self.name not in {tool.name for tool in tools}:
-            raise operation_error(f"The server called {self.name!r}, which is not declared.")
-        return ToolCall(self.call_id or f"call_{secrets.token_hex(8)}", self.name, arguments)
 
 
 class ServerModel:
@@ -207,13 +88,8 @@ class ServerModel:
         timeout: float = DEFAULT_TIMEOUT,
         context_cap: int | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        #: The server's own endpoints (llama.cpp's /props, /tokenize) sit beside /v1.
-        self.root_url = self.base_url.removesuffix("/v1")
-        self.http = http
+        self.client = ServerClient(base_url, http, api_key, timeout)
         self.model = model
-        self.api_key = api_key
-        self.timeout = timeout
         self.context_cap = context_cap
         self.model_id: str | None = None
         self._window = float(context_cap or FALLBACK_WINDOW)
@@ -227,92 +103,24 @@ class ServerModel:
     def context_window(self) -> float:
         return self._window
 
-    # -- requests ----------------------------------------------------------
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        return headers
-
-    async def _within(
-        self,
-        step: Awaitable[T],
-        exchange: Exchange,
-        stop: StopCallback,
-        url: str,
-        reading: bool = False,
-    ) -> T:
-        """``step`` of ``exchange`` (its start, or a ``reading`` of its body), cancelled
-        on stop or after ``timeout`` seconds without a byte."""
-        task = asyncio.ensure_future(step)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.timeout
-        try:
-            while not task.done():
-                await asyncio.wait({task}, timeout=POLL_SECONDS)
-                if task.done():
-                    break
-                if stop():
-                    raise Aborted
-                if loop.time() > deadline:
-                    raise network_error(
-                        f"The model server at {url} sent nothing for {self.timeout:g} s."
-                    )
-            return task.result()
-        except ConnectionError as error:
-            exchange.cancel()
-            what = "broke the connection" if reading else "could not be reached"
-            raise network_error(f"The model server at {url} {what} ({error}).") from None
-        except BaseException:
-            if not task.done():
-                task.cancel()
-                task.add_done_callback(lambda t: t.cancelled() or t.exception())
-            exchange.cancel()
-            raise
-
-    async def _send(
-        self, method: str, url: str, body: Any, stop: StopCallback
-    ) -> tuple[Exchange, int]:
-        data = None if body is None else json.dumps(body, ensure_ascii=False)
-        exchange = self.http.open(method, url, self._headers(), data)
-        return exchange, await self._within(exchange.start(), exchange, stop, url)
-
-    async def _read(self, exchange: Exchange, stop: StopCallback, url: str) -> str | None:
-        return await self._within(exchange.read(), exchange, stop, url, reading=True)
-
-    async def _read_all(self, exchange: Exchange, stop: StopCallback, url: str) -> str:
-        pieces = []
-        while (piece := await self._read(exchange, stop, url)) is not None:
-            pieces.append(piece)
-        return "".join(pieces)
-
-    async def request(
-        self, method: str, path: str, body: Any = None, stop: StopCallback = lambda: False
-    ) -> Reply:
-        """A whole request to ``path`` (``/models``; ``root:`` for the server's own)."""
-        url = self.root_url + path[5:] if path.startswith("root:") else self.base_url + path
-        exchange, status = await self._send(method, url, body, stop)
-        return Reply(status, await self._read_all(exchange, stop, url))
-
     # -- loading -----------------------------------------------------------
 
     async def _served(self) -> dict[str, Any]:
         """The model's entry in the server's model list (``model`` or the only one)."""
-        reply = await self.request("GET", "/models")
+        reply = await self.client.request("GET", "/models")
         if reply.status != 200:
             raise operation_error(
-                f"The model server at {self.base_url} answered {reply.status}: "
+                f"The model server at {self.client.base_url} answered {reply.status}: "
                 f"{error_message(reply.text)}"
             )
         entries = reply.object().get("data")
         if not isinstance(entries, list):
-            raise operation_error(f"The model server at {self.base_url} lists no models.")
+            raise operation_error(f"The model server at {self.client.base_url} lists no models.")
         for entry in entries:
             if isinstance(entry, dict) and (self.model is None or entry.get("id") == self.model):
                 return entry
         raise operation_error(
-            f"The model server at {self.base_url} does not serve the model {self.model!r}."
+            f"The model server at {self.client.base_url} does not serve the model {self.model!r}."
         )
 
     async def availability(self) -> Availability | None:
@@ -347,7 +155,7 @@ class ServerModel:
         self.model_id = str(entry["id"])
 
     async def _server_window(self, entry: dict[str, Any]) -> int:
-        props = await self.request("GET", "root:/props")
+        props = await self.client.request("GET", "root:/props")
         settings = props.object().get("default_generation_settings")
         n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
         for value in (n_ctx, entry.get("max_model_len"), entry.get("context_length")):
@@ -357,10 +165,12 @@ class ServerModel:
 
     async def _find_counter(self, model_id: str) -> str:
         probe = [{"role": "user", "content": "Hi"}]
-        reply = await self.request("POST", "root:/apply-template", {"messages": probe})
+        reply = await self.client.request("POST", "root:/apply-template", {"messages": probe})
         if isinstance(reply.object().get("prompt"), str):
             return "llama.cpp"
-        reply = await self.request("POST", "root:/tokenize", {"model": model_id, "messages": probe})
+        reply = await self.client.request(
+            "POST", "root:/tokenize", {"model": model_id, "messages": probe}
+        )
         if isinstance(reply.object().get("count"), int):
             return "vllm"
         return "bytes"
@@ -401,7 +211,7 @@ class ServerModel:
         return math.ceil(len(text.encode()) / 4)
 
     async def _tokenizer(self, path: str, body: Any) -> dict[str, Any]:
-        reply = await self.request("POST", path, body)
+        reply = await self.client.request("POST", path, body)
         if reply.status != 200 or not reply.object():
             raise operation_error(
                 f"The model server's tokenizer answered {reply.status}: {error_message(reply.text)}"
@@ -449,10 +259,10 @@ class ServerModel:
         prefix = context[-1].text() if context and context[-1].prefix else ""
         if grammar is not None:
             body.update(constraint_fields(grammar, prefix))
-        url = self.base_url + "/chat/completions"
-        exchange, status = await self._send("POST", url, body, stop)
+        url = self.client.base_url + "/chat/completions"
+        exchange, status = await self.client.send("POST", url, body, stop)
         if status != 200:
-            message = error_message(await self._read_all(exchange, stop, url))
+            message = error_message(await self.client.read_all(exchange, stop, url))
             if grammar is not None and status == 400:
                 raise PromptAPIError(
                     "NotSupportedError",
@@ -465,7 +275,7 @@ class ServerModel:
         #: it is known whether it does, then dropped (vLLM's continues after it).
         held: str | None = "" if prefix else None
         try:
-            async for event in self._events(exchange, stop, url):
+            async for event in self.client.events(exchange, stop, url):
                 if event.get("error"):
                     raise operation_error(
                         f"The model server failed: {error_message(json.dumps(event))}"
@@ -494,30 +304,6 @@ class ServerModel:
             raise network_error(f"The model server at {url} cut the answer off.")
         for index in sorted(calls):
             yield calls[index].finish(tools)
-
-    async def _events(
-        self, exchange: Exchange, stop: StopCallback, url: str
-    ) -> AsyncIterator[dict[str, Any]]:
-        """The stream's server-sent events' data, as JSON objects, up to ``[DONE]``."""
-        buffer = ""
-        while (piece := await self._read(exchange, stop, url)) is not None:
-            buffer += piece
-            *lines, buffer = buffer.split("\n")
-            for line in lines:
-                line = line.rstrip("\r")
-                if not line.startswith("data:"):
-                    continue
-                data = line[5:].strip()
-                if data == "[DONE]":
-                    return
-                try:
-                    event = json.loads(data)
-                except ValueError:
-                    raise operation_error(
-                        f"The model server sent an event that is not JSON: {data[:100]}"
-                    ) from None
-                if isinstance(event, dict):
-                    yield event
 
 
 @dataclass

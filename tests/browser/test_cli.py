@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from py_runtime.devtools.cli import parse_regex
+from py_runtime.devtools.cli_inputs import parse_regex
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DIST = REPO_ROOT / "dist"

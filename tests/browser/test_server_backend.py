@@ -33,7 +33,7 @@ from py_runtime.engine.errors import PromptAPIError
 from py_runtime.engine.messages import user_text
 from py_runtime.engine.runtime import Runtime
 from py_runtime.hosts.cpython import server_model
-from py_runtime.models.server import to_openai_messages
+from py_runtime.models.chat_completions import to_openai_messages
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DIST = REPO_ROOT / "dist"
@@ -221,11 +221,11 @@ def test_an_error_status_is_an_operation_error_with_the_servers_message(
     client = Client(url, api_key="secret")
     session = client.create()
     usage = client.usage(session)
-    client.runtime.model.api_key = "revoked"  # type: ignore[attr-defined]
+    client.runtime.model.client.api_key = "revoked"  # type: ignore[attr-defined]
     error = client.error(session, "Hello!")
     assert error.name == "OperationError" and "401" in error.message, error
     assert client.usage(session) == usage
-    client.runtime.model.api_key = "secret"  # type: ignore[attr-defined]
+    client.runtime.model.client.api_key = "secret"  # type: ignore[attr-defined]
     assert client.answer(session, "What is the capital of France?")
     without_key = Client(url)
     assert without_key.runner.run(without_key.runtime.availability({})) == "unavailable"  # type: ignore[arg-type]
