@@ -19,16 +19,9 @@ from typing import Any
 import pytest
 
 from bench.constraint_corpus import Constraint
-from bench.constraint_properties import (
-    Run,
-    interleaved,
-    known_cases,
-    listing,
-    report,
-    run_page,
-    slice_plan,
-    summarize,
-)
+from bench.constraint_hosts import run_page
+from bench.constraint_properties import listing, report, summarize
+from bench.constraint_runs import Run, interleaved, known_cases, slice_plan
 from py_runtime.devtools import models
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

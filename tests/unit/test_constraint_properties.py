@@ -22,16 +22,9 @@ pytest.importorskip("llguidance")
 pytest.importorskip("jsonschema")
 
 from bench.constraint_corpus import Constraint  # noqa: E402
-from bench.constraint_properties import (  # noqa: E402
-    Run,
-    interleaved,
-    known_cases,
-    listing,
-    report,
-    run_cpython,
-    slice_plan,
-    summarize,
-)
+from bench.constraint_hosts import run_cpython  # noqa: E402
+from bench.constraint_properties import listing, report, summarize  # noqa: E402
+from bench.constraint_runs import Run, interleaved, known_cases, slice_plan  # noqa: E402
 from py_runtime.devtools import models  # noqa: E402
 
 FOLDER: Path = models.folder("smollm2")
