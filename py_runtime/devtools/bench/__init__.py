@@ -4,15 +4,18 @@
 start in a fresh browser each run: from navigation to ``create()`` resolved and to
 the first streamed token, for the echo model (booted at script load and at the first
 call) and for a model folder (default: the fixture), with Transformers.js loading
-and answering from the same folder beside it.
+and answering from the same folder beside it (and, for ``smollm2``, wllama from the
+same weights as a Q8_0 GGUF).
 
 ``python -m py_runtime.bench compare --model DIR [--dtype q4] [--threads 1 2]``
 measures, alternating the systems run by run on the same files, dtype and threads:
 prefill and decode tokens/s of ours (``promptAPIRuntime.benchmark()``), of
 Transformers.js through its public API and of native onnxruntime under CPython
-(the same ``py_runtime.models.speed`` code as ours); the share of a decode step spent
-outside the runtime's ``run()``; second-turn time to first token on a ~1,000-token
-chat; and for each page its peak memory and its main-thread tasks over 50 ms.
+(the same ``py_runtime.models.speed`` code as ours), and for ``smollm2`` of wllama
+(llama.cpp in wasm, npm ``@wllama/wllama``) on the same weights as a Q8_0 GGUF; the
+share of a decode step spent outside the runtime's ``run()``; second-turn time to first
+token on a ~1,000-token chat; and for each page its peak memory and its main-thread
+tasks over 50 ms.
 
 Both print tables (medians with min-max) and ``--json FILE`` writes the raw numbers.
 """
@@ -23,7 +26,7 @@ import argparse
 import os
 from pathlib import Path
 
-from .. import models
+from .. import engine, models
 from .compare import compare
 from .pages import DIST, FIXTURE
 from .report import print_table, write_json
@@ -61,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             args.prompt_tokens,
             args.decode_tokens,
             args.dist,
+            engine.gguf_q8() if args.model == "smollm2" else None,
         )
         print(
             f"{model.name} {args.dtype}, wasm: prefill {args.prompt_tokens} tokens, decode "
@@ -70,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         print_table(results, ["ttft", "history"])
         print_table(results, ["peak_mib", "long_tasks", "longest_task_ms"])
     else:
-        results = startup(args.runs, args.dist, model, args.dtype)
+        gguf = engine.gguf_q8() if args.model == "smollm2" else None
+        results = startup(args.runs, args.dist, model, args.dtype, gguf)
         print(
             f"cold start in a fresh headless Chromium: echo and {model.name} {args.dtype}, wasm\n"
         )

@@ -1,14 +1,20 @@
-"""``bench compare``: ours, Transformers.js and native onnxruntime, run by run."""
+"""``bench compare``: ours, Transformers.js, native onnxruntime and (for SmolLM2, on the
+same weights at Q8_0) wllama, run by run."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import itertools
+import json
+import urllib.request
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .. import engine
 from ..server import StaticServer
 from .pages import launch, mounts, page_path, record_page
 from .report import Results, record
@@ -24,6 +30,30 @@ def chat_history(turns: int) -> list[dict[str, str]]:
     return history
 
 
+def llama_server_speed(url: str, runs: Iterator[int], prompt: int, decode: int) -> dict[str, Any]:
+    """Native llama.cpp's own timings for one completion (as ``benchmarkWllama``)."""
+    run = next(runs)
+    words = " ".join(["the", "fox", "runs"][i % 3] for i in range(prompt - 2))
+    body = {
+        "prompt": f"Run {run}: {words}",
+        "n_predict": decode,
+        "temperature": 0,
+        "ignore_eos": True,
+        "cache_prompt": False,
+    }
+    request = urllib.request.Request(
+        url.removesuffix("/v1") + "/completion",
+        json.dumps(body).encode(),
+        {"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310
+        timings = json.load(response)["timings"]
+    return {
+        "prefillTokensPerSecond": timings["prompt_per_second"],
+        "decodeTokensPerSecond": timings["predicted_per_second"],
+    }
+
+
 def compare(
     model: Path,
     dtype: str,
@@ -32,9 +62,11 @@ def compare(
     prompt: int,
     decode: int,
     dist: Path,
+    gguf: Path | None = None,
     history_turns: int = 6,
 ) -> Results:
-    """Ours in the page, Transformers.js in the page and onnxruntime in CPython,
+    """Ours in the page, Transformers.js in the page and onnxruntime in CPython (and,
+    when ``gguf`` holds the same weights, wllama in the page and native llama.cpp),
     alternating run by run, on the same model files, dtype and thread count; each page
     in a browser of its own, so that its peak memory is its own."""
     from playwright.sync_api import sync_playwright
@@ -63,7 +95,7 @@ def compare(
     history = chat_history(history_turns)
     options = {"promptTokens": prompt, "decodeTokens": decode}
     with (
-        StaticServer(mounts(dist, model)) as server,
+        StaticServer(mounts(dist, model, gguf)) as server,
         sync_playwright() as playwright,
         ThreadPoolExecutor(1) as pool,  # Playwright's sync API keeps an event loop here
     ):
@@ -85,25 +117,41 @@ def compare(
             tjs.goto(server.url + page_path("tjs-speed.html", {"dtype": dtype, "threads": count}))
             tjs.wait_for_function("window.tjsReady === true")
             turn = [history, "And now?"]
-            alternate(
-                {
-                    ours_name: partial(
-                        ours.evaluate, "(o) => promptAPIRuntime.benchmark(o)", options
-                    ),
-                    tjs_name: partial(tjs.evaluate, "(o) => benchmarkTransformersJs(o)", options),
-                    f"onnxruntime (CPython), {count} thread(s)": partial(native_speed, native),
-                }
-            )
-            alternate(
-                {
-                    ours_name: partial(ours.evaluate, "([h, q]) => secondTurn(h, q)", turn),
-                    tjs_name: partial(
-                        tjs.evaluate, "([h, q]) => secondTurnTransformersJs(h, q)", turn
-                    ),
-                }
-            )
-            record_page(results, ours_name, ours, ours_pid)
-            record_page(results, tjs_name, tjs, tjs_pid)
-            ours_browser.close()
-            tjs_browser.close()
+            speed = {
+                ours_name: partial(ours.evaluate, "(o) => promptAPIRuntime.benchmark(o)", options),
+                tjs_name: partial(tjs.evaluate, "(o) => benchmarkTransformersJs(o)", options),
+                f"onnxruntime (CPython), {count} thread(s)": partial(native_speed, native),
+            }
+            second = {
+                ours_name: partial(ours.evaluate, "([h, q]) => secondTurn(h, q)", turn),
+                tjs_name: partial(tjs.evaluate, "([h, q]) => secondTurnTransformersJs(h, q)", turn),
+            }
+            pages = [
+                (ours_name, ours_browser, ours, ours_pid),
+                (tjs_name, tjs_browser, tjs, tjs_pid),
+            ]
+            if gguf is not None:
+                quant = gguf.stem.rsplit("-", 1)[-1]
+                wllama_name = f"wllama {quant} (page, wasm), {count} thread(s)"
+                wllama_browser, wllama_pid = launch(playwright)
+                wllama = wllama_browser.new_page()
+                query = {"threads": count, "gguf": gguf.name}
+                wllama.goto(server.url + page_path("wllama-speed.html", query))
+                wllama.wait_for_function("window.wllamaReady === true", timeout=300_000)
+                speed[wllama_name] = partial(wllama.evaluate, "(o) => benchmarkWllama(o)", options)
+                second[wllama_name] = partial(
+                    wllama.evaluate, "([h, q]) => secondTurnWllama(h, q)", turn
+                )
+                pages.append((wllama_name, wllama_browser, wllama, wllama_pid))
+            with contextlib.ExitStack() as native_engine:
+                if gguf is not None:
+                    url = native_engine.enter_context(engine.serve(threads=count, model=gguf))
+                    name = f"llama.cpp {quant} (native llama-server), {count} thread(s)"
+                    counter = itertools.count()
+                    speed[name] = partial(llama_server_speed, url, counter, prompt, decode)
+                alternate(speed)
+            alternate(second)
+            for name, browser, page, pid in pages:
+                record_page(results, name, page, pid)
+                browser.close()
     return results

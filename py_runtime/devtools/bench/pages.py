@@ -16,18 +16,22 @@ REPO = Path(__file__).resolve().parents[3]
 DIST = REPO / "dist"
 FIXTURE = REPO / "tests" / "fixtures" / "tiny-qwen2-toolcall"
 TJS_DIST = REPO / "node_modules" / "@huggingface" / "transformers"
+WLLAMA = REPO / "node_modules" / "@wllama" / "wllama"
 PAGES = Path(__file__).resolve().parent.parent / "pages"
 
 
-def mounts(dist: Path, model: Path) -> dict[str, Path]:
-    """The server's mounts: dist/ at ``/``, the pages, the model and Transformers.js."""
-    return {
+def mounts(dist: Path, model: Path, gguf: Path | None = None) -> dict[str, Path]:
+    """The server's mounts: dist/ at ``/``, the pages, the model, Transformers.js and
+    wllama (with the folder of ``gguf``)."""
+    served = {
         "/": dist,
         "/_pages/": PAGES,
         "/_model/": model,
         "/_tjs/": TJS_DIST / "dist",
         "/_tjs_ort/": TJS_DIST / "node_modules" / "onnxruntime-web" / "dist",
+        "/_wllama/": WLLAMA,
     }
+    return served | ({"/_gguf/": gguf.parent} if gguf else {})
 
 
 def page_path(name: str, query: Mapping[str, object] | None = None) -> str:

