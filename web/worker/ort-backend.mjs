@@ -366,9 +366,13 @@ export class OrtBackend {
     return this.#next;
   }
 
-  /** What the backend holds now (promptAPIRuntime.stats(): leak checks). */
+  /**
+   * What the backend holds now (promptAPIRuntime.stats(): leak checks). A released
+   * cache no longer counts, though its tensors are disposed only once the work queued
+   * before its release is done (a forward pass of a prompt aborted by a destroy).
+   */
   resources() {
-    const caches = [...this.#caches.values()];
+    const caches = [...this.#caches.values()].filter((cache) => !cache.released);
     return {
       caches: caches.length,
       tensors: caches.reduce((sum, cache) => sum + Object.keys(cache.past).length, 0),
@@ -377,6 +381,8 @@ export class OrtBackend {
   }
 
   release(handle) {
+    const cache = this.#caches.get(handle);
+    if (cache) cache.released = true;
     this.#exclusive(() => this.#release(handle));
   }
 
