@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # -- CPython ---------------------------------------------------------------------------
 
 
-class CPythonHost:
-    """A Runtime over a CausalLM on onnxruntime + llguidance, with the backend's calls
-    counted (as ``bench/constrained.py`` does)."""
+class LoadedRuntime:
+    """A Runtime over a CausalLM on onnxruntime + llguidance, loaded once; each ``ask``
+    a fresh session and one prompt (the benches' CPython host)."""
 
     def __init__(self, folder: Path, dtype: str, threads: int, cap: int | None) -> None:
         from py_runtime.engine.runtime import Runtime
@@ -45,6 +45,34 @@ class CPythonHost:
         self.load_seconds = time.perf_counter() - started
         if cap is not None:
             self.model.max_response_tokens = cap
+
+    def ask(self, options: Any, text: str, constraint: Any = None) -> list[dict[str, Any]]:
+        """The chunks one prompt streamed (as they cross the wire), in a fresh session
+        made with ``options``; a failure raises."""
+        chunks: list[dict[str, Any]] = []
+
+        async def settle(_: Any) -> bool:
+            return True
+
+        async def ask() -> None:
+            info = await self.runtime.create(options, True, lambda _: None, lambda: False)
+            try:
+                await self.runtime.prompt(
+                    info["session"], text, constraint, False, chunks.append, settle, lambda: False
+                )
+            finally:
+                self.runtime.destroy(info["session"])
+
+        self.loop.run_until_complete(ask())
+        return chunks
+
+
+class CPythonHost(LoadedRuntime):
+    """The loaded runtime with the backend's calls counted (as ``bench/constrained.py``
+    does)."""
+
+    def __init__(self, folder: Path, dtype: str, threads: int, cap: int | None) -> None:
+        super().__init__(folder, dtype, threads, cap)
         self.costs = Costs()
         self.tokens: int | None = None  # answer tokens run since the grammar was set
         self._instrument()
@@ -97,30 +125,11 @@ class CPythonHost:
         elif sampling_mode:
             options = {"samplingMode": sampling_mode}
         chunks: list[dict[str, Any]] = []
-
-        async def settle(_: Any) -> bool:
-            return True
-
-        async def ask() -> None:
-            info = await self.runtime.create(options, True, lambda _: None, lambda: False)
-            try:
-                await self.runtime.prompt(
-                    info["session"],
-                    job.constraint.prompt,
-                    job.constraint.wire(),  # type: ignore[arg-type]
-                    False,
-                    chunks.append,  # type: ignore[arg-type]
-                    settle,
-                    lambda: False,
-                )
-            finally:
-                self.runtime.destroy(info["session"])
-
         self.tokens = None
         started = time.perf_counter()
         error = ""
         try:
-            self.loop.run_until_complete(ask())
+            chunks = self.ask(options, job.constraint.prompt, job.constraint.wire())
         except PromptAPIError as failure:
             error = str(failure)
             error = error if error.startswith(failure.name) else f"{failure.name}: {error}"

@@ -17,7 +17,6 @@ The ``reporting`` set is for final figures only: make choices on ``tuning``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import statistics
 import sys
@@ -125,44 +124,24 @@ def wire_tools() -> list[dict[str, Any]]:
 
 
 class CPythonHost:
-    """A Runtime over a CausalLM on onnxruntime + llguidance."""
+    """The runtime under CPython (onnxruntime + llguidance), loaded once."""
 
     name = "cpython (onnxruntime + llguidance)"
 
     def __init__(self, folder: Path, dtype: str, threads: int, cap: int | None) -> None:
-        from py_runtime.engine.runtime import Runtime
-        from py_runtime.hosts.cpython import local_model
+        from bench.constraint_hosts import LoadedRuntime
 
-        self.loop = asyncio.new_event_loop()
-        started = time.perf_counter()
-        self.model = local_model(folder, dtype, threads=threads)  # type: ignore[arg-type]
-        self.runtime = Runtime(self.model)
-        self.loop.run_until_complete(self.model.load(lambda _: None, lambda: False))
-        self.load_seconds = time.perf_counter() - started
-        if cap is not None:
-            self.model.max_response_tokens = cap
+        self.loaded = LoadedRuntime(folder, dtype, threads, cap)
+        self.model = self.loaded.model
+        self.load_seconds = self.loaded.load_seconds
         self.options = {**GREEDY_TOOLS, "tools": wire_tools()}
 
     def answer(self, text: str) -> Answer:
         chunks: list[Any] = []
-
-        async def settle(_: Any) -> bool:
-            return True
-
-        async def ask() -> None:
-            options: Any = self.options
-            info = await self.runtime.create(options, True, lambda _: None, lambda: False)
-            try:
-                await self.runtime.prompt(
-                    info["session"], text, None, False, chunks.append, settle, lambda: False
-                )
-            finally:
-                self.runtime.destroy(info["session"])
-
         started = time.perf_counter()
         error = ""
         try:
-            self.loop.run_until_complete(ask())
+            chunks = self.loaded.ask(self.options, text)
         except Exception as failure:  # a failed request is a result here: count it, go on
             error = f"{type(failure).__name__}: {failure}"
         seconds = time.perf_counter() - started
@@ -175,7 +154,7 @@ class CPythonHost:
         return Answer(said, calls, seconds, error)
 
     def close(self) -> None:
-        self.loop.close()
+        self.loaded.loop.close()
 
 
 #: One request in a fresh session; the open loop gives calls as tool-call parts.
