@@ -125,13 +125,17 @@ class CausalLMState:
             grammar = await self._constrain_tools(context)
         end = min(len(self.cached) + model.max_response_tokens, model.context_window)
         completer = Completer(grammar) if grammar is not None else None
+        # Tokens the next step may commit the answer to (a whole call), counted once.
+        opening = (
+            len(model.tokenizer.encode(completer.opening)) if completer and completer.opening else 1
+        )
         # The answer's text is its prefix (if any) and the tokens after ``start``.
         answer = (context[-1].text() if context and context[-1].prefix else "", len(self.cached))
         try:
             while len(self.cached) < end:
                 if stop():
                     raise Aborted
-                ending = self._ending(completer, answer, int(end) - len(self.cached))
+                ending = self._ending(completer, answer, opening, int(end) - len(self.cached))
                 if ending is not None:
                     # The budget nears its end: the answer's shortest valid ending, then stop.
                     if ending and not self.backend.accept(self.cache, ending):
@@ -175,14 +179,14 @@ class CausalLMState:
             yield chunk
 
     def _ending(
-        self, completer: Completer | None, answer: tuple[str, int], left: int
+        self, completer: Completer | None, answer: tuple[str, int], opening: int, left: int
     ) -> list[int] | None:
         """The tokens of the answer's shortest valid ending when only that still fits
-        in the ``left`` tokens of the budget (None: go on sampling)."""
+        in the ``left`` tokens of the budget, ``opening`` more kept free where it may end
+        now (None: go on sampling)."""
         tokenizer = self.model.tokenizer
         if completer is None or tokenizer is None:
             return None
-        opening = len(tokenizer.encode(completer.opening)) if completer.opening else 1
         if left > ENDING_MARGIN + opening:
             return None
         prefix, start = answer
