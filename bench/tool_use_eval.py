@@ -99,6 +99,8 @@ class Answer:
     seconds: float
     error: str = ""
     tokens: int = 0
+    #: The runtime's choice before the answer (CPython): {tool, margin}.
+    choice: dict[str, Any] | None = None
 
 
 class Host(Protocol):
@@ -128,11 +130,15 @@ class CPythonHost:
 
     name = "cpython (onnxruntime + llguidance)"
 
-    def __init__(self, folder: Path, dtype: str, threads: int, cap: int | None) -> None:
+    def __init__(
+        self, folder: Path, dtype: str, threads: int, cap: int | None, threshold: str | None
+    ) -> None:
         from bench.constraint_hosts import LoadedRuntime
 
         self.loaded = LoadedRuntime(folder, dtype, threads, cap)
         self.model = self.loaded.model
+        if threshold is not None:
+            self.model.tool_threshold = None if threshold == "off" else float(threshold)
         self.load_seconds = self.loaded.load_seconds
         self.options = {**GREEDY_TOOLS, "tools": wire_tools()}
 
@@ -151,7 +157,9 @@ class CPythonHost:
             for c in chunks
             if c["kind"] == "tool-call"
         ]
-        return Answer(said, calls, seconds, error)
+        choices, self.model.tool_choices = self.model.tool_choices, []
+        choice = asdict(choices[0]) if choices else None
+        return Answer(said, calls, seconds, error, choice=choice)
 
     def close(self) -> None:
         self.loaded.loop.close()
@@ -284,6 +292,8 @@ def progress_line(row: Row) -> str:
         f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in row.answer.calls
     )
     got = got or f"text {row.answer.text[:60]!r}"
+    if row.answer.choice:
+        got += f" [chose {row.answer.choice['tool']}, margin {row.answer.choice['margin']:.2f}]"
     if row.answer.error:
         got = row.answer.error
     return f"{mark} [{want}] {row.request.text!r} -> {got} ({row.answer.seconds:.1f} s)"
@@ -314,6 +324,11 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads (CPython)")
     parser.add_argument("--limit", type=int, help="the first N requests, needing and not")
     parser.add_argument("--max-tokens", type=int, help="the response's token cap")
+    parser.add_argument(
+        "--tool-threshold",
+        help="CPython: the margin at which the runtime opens a call (a number, inf, -inf; "
+        "off: no choice made); default the runtime's",
+    )
     parser.add_argument("--json", type=Path, help="write every answer here")
     args = parser.parse_args()
     from py_runtime.devtools import models
@@ -327,7 +342,7 @@ def main() -> int:
         return 2
     tokenizer = Tokenizer.from_json((folder / "tokenizer.json").read_text())
     host: Host = (
-        CPythonHost(folder, dtype, args.threads, args.max_tokens)
+        CPythonHost(folder, dtype, args.threads, args.max_tokens, args.tool_threshold)
         if args.host == "cpython"
         else PageHost(folder, dtype, args.max_tokens)
     )

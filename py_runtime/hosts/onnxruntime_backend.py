@@ -71,6 +71,11 @@ def choose(
     return int(rng.choice(top, p=probabilities))
 
 
+def _log_sum_exp(row: np.ndarray) -> float:
+    top = float(row.max())
+    return top + float(np.log(np.exp(row - top).sum()))
+
+
 class OnnxRuntimeBackend:
     def __init__(self, model_path: str | Path, threads: int | None = None) -> None:
         options = ort.SessionOptions()
@@ -214,6 +219,27 @@ class OnnxRuntimeBackend:
                 state.logits = rows[i - 1]
                 return [*draft[:i], token], True
         return draft, False
+
+    async def score(self, cache: int, ids: list[int]) -> list[float]:
+        """Backend.score: the positions after the first run in one pass where the graph
+        keeps their logits, else one at a time."""
+        state = self._caches[cache]
+        assert state.logits is not None, "forward() must run first"
+        if not ids:
+            return []
+        base, before = state.length, state.logits
+        rows = [before]
+        if len(ids) > 1 and self.speculates:
+            rows += list(self._run(state, ids[:-1], len(ids) - 1))
+            if len(rows) < len(ids):  # the graph kept fewer positions
+                self.speculates = False
+                self.truncate(cache, base)
+                rows = [before]
+        while len(rows) < len(ids):
+            rows.append(self._run(state, [ids[len(rows) - 1]], 1)[-1])
+        self.truncate(cache, base)
+        state.logits = before
+        return [float(row[i] - _log_sum_exp(row)) for row, i in zip(rows, ids, strict=True)]
 
     def _take(
         self,

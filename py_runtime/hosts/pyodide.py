@@ -238,6 +238,11 @@ class WebBackend:
         )
         return [int(token) for token in result.tokens], bool(result.pending)
 
+    async def score(self, cache: int, ids: list[int]) -> list[float]:
+        from pyodide.ffi import to_js
+
+        return [float(value) for value in await self.js.score(cache, to_js(ids))]
+
     def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
         from pyodide.ffi import to_js
 

@@ -58,6 +58,11 @@ class Backend(Protocol):
         token alone, pending), so greedy answers are, token for token, the ones
         ``next_token`` alone gives."""
 
+    async def score(self, cache: int, ids: list[int]) -> list[float]:
+        """The log-probability of each of ``ids`` after the ones before it, the first
+        from the cache's last logits (raw: no penalty, no grammar). The cache is left
+        as it was, last logits included."""
+
     def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
         """The model's tokenizer.json and stop tokens, for grammars (once, at load)."""
 

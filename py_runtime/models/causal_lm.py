@@ -20,7 +20,7 @@ from dataclasses import replace
 from functools import cached_property
 from typing import Any, Protocol
 
-from ..engine.errors import PromptAPIError, operation_error
+from ..engine.errors import Aborted, PromptAPIError, operation_error
 from ..engine.messages import Content, Message
 from ..engine.options import LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
@@ -41,6 +41,7 @@ from .generation import CausalLMState
 from .hf_messages import messages_to_hf, tool_declarations_to_hf
 from .prompted_tools import with_prompted_tools
 from .speed import measure_speed
+from .tool_choice import KEPT_BASELINES, THRESHOLD, ToolChoice, name_scores
 
 
 class ModelFiles(Protocol):
@@ -110,6 +111,13 @@ class CausalLM:
         self.jump_forward = True
         #: Draft tokens the model kept, in total (benchmarks).
         self.jumped_tokens = 0
+        #: The calibrated margin at which the runtime opens a call for a model told of
+        #: its tools in the prompt (tool_choice.py); None: the model's own choice only.
+        self.tool_threshold: float | None = THRESHOLD
+        #: The runtime's tool choices, in order (benchmarks).
+        self.tool_choices: list[ToolChoice] = []
+        #: Calibrations by the content-free conversation's text (tool_choice.py).
+        self._baselines: dict[str, dict[str, float]] = {}
         self._encoded: tuple[str, list[int]] = ("", [])  # the last text encoded, and its ids
         #: The load in progress (one for every caller), and its callers' progress callbacks.
         self._loading: asyncio.Future[None] | None = None
@@ -303,6 +311,31 @@ class CausalLM:
         if options.initial_prompts:
             await state.prefill(options.initial_prompts, options.initial_prompts, stop)
         return state
+
+    async def tool_baseline(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolDeclaration],
+        openings: dict[str, list[int]],
+        stop: StopCallback,
+    ) -> dict[str, float]:
+        """The tools' name scores after a content-free conversation (tool_choice.py),
+        scored once per conversation text and kept."""
+        assert self.backend is not None
+        ids = self.encode(self.render(messages, tools, True))
+        key = json.dumps([ids, sorted(openings)])
+        if key not in self._baselines:
+            if stop():
+                raise Aborted
+            cache = self.backend.new_cache()
+            try:
+                await self.backend.forward(cache, ids)
+                self._baselines[key] = await name_scores(self.backend, cache, ids, openings)
+            finally:
+                self.backend.release(cache)
+            while len(self._baselines) > KEPT_BASELINES:
+                del self._baselines[next(iter(self._baselines))]
+        return self._baselines[key]
 
     async def benchmark(self, prompt_tokens: int, decode_tokens: int) -> SpeedResult:
         """Prefill and decode speed of the loaded model."""

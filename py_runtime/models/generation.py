@@ -23,9 +23,10 @@ from ..engine.options import ToolDeclaration
 from ..engine.vocabulary import Sampling
 from ..tokenizer import StreamDecoder
 from ..tool_calls import ParsedCall, ToolCallParser, make_parser
-from ..tool_calls.grammar import tool_call_grammar
+from ..tool_calls.grammar import call_openings, tool_call_grammar
 from .backend import Backend
 from .base import Chunk, StopCallback
+from .tool_choice import choose, content_free, name_scores
 
 if TYPE_CHECKING:
     from .causal_lm import CausalLM
@@ -119,19 +120,31 @@ class CausalLMState:
         )
         schemas = self.schemas
         parser = make_parser(family, set(schemas), schemas) if schemas else None
+        chosen: list[int] = []  # the opening of a call the runtime chose (tool_choice.py)
         if grammar is not None:
             await self._constrain(grammar, context)
         else:
             grammar = await self._constrain_tools(context)
+            if grammar is not None and grammar is self.tool_grammar:
+                chosen = await self._choose_tool(context, stop)
         end = min(len(self.cached) + model.max_response_tokens, model.context_window)
         completer = Completer(grammar) if grammar is not None else None
         # Tokens the next step may commit the answer to (a whole call), counted once.
         opening = (
             len(model.tokenizer.encode(completer.opening)) if completer and completer.opening else 1
         )
+        if chosen and not self._closable(completer, chosen, int(end) - len(self.cached)):
+            chosen = []  # the call's shortest whole form would not fit in the budget
         # The answer's text is its prefix (if any) and the tokens after ``start``.
         answer = (context[-1].text() if context and context[-1].prefix else "", len(self.cached))
         try:
+            if chosen:
+                if not self.backend.accept(self.cache, chosen):
+                    raise operation_error("The tool-call grammar rejected a call's opening.")
+                await self.backend.forward(self.cache, chosen)
+                self.cached.extend(chosen)
+                for chunk in _chunks(parser, family, "".join(map(decoder.feed, chosen)), False):
+                    yield chunk
             while len(self.cached) < end:
                 if stop():
                     raise Aborted
@@ -168,15 +181,49 @@ class CausalLMState:
                 if pending and not finished:
                     await self.backend.forward(self.cache, ids[-1:])
                 self.cached.extend(ids)
-                for chunk in _chunks(parser, family, pieces, final=False):
+                chunks = _chunks(parser, family, pieces, final=False)
+                for chunk in chunks:
                     yield chunk
-                if finished:
-                    break
+                if finished or (chosen and any(isinstance(c, ToolCall) for c in chunks)):
+                    break  # a call the runtime opened ends the answer (tool_choice.py)
         finally:
             if grammar is not None:
                 await self.backend.constrain(self.cache, None)
         for chunk in _chunks(parser, family, decoder.flush(), final=True):
             yield chunk
+
+    async def _choose_tool(self, context: Sequence[Message], stop: StopCallback) -> list[int]:
+        """The tokens that open a call to the tool the model leans to most, when the
+        runtime chooses for it (tool_choice.py): a model told of its tools in the
+        prompt, answering a user's turn; else none."""
+        model = self.model
+        turn = context[-1] if context else None
+        if (
+            model.tool_threshold is None
+            or not model.prompted_tools
+            or turn is None
+            or turn.role != "user"
+            or turn.prefix
+            or any(c.type == "tool-response" for c in turn.content)
+        ):
+            return []
+        assert model.tokenizer is not None
+        openings = {
+            name: model.tokenizer.encode(text)
+            for name, text in call_openings("prompted", list(self.schemas)).items()
+        }
+        scores = await name_scores(self.backend, self.cache, self.cached, openings)
+        baseline = await model.tool_baseline(content_free(context), self.tools, openings, stop)
+        choice, call = choose(scores, baseline, model.tool_threshold)
+        model.tool_choices.append(choice)
+        return openings[choice.tool] if call else []
+
+    def _closable(self, completer: Completer | None, opening: list[int], left: int) -> bool:
+        """Whether a call opened by ``opening`` can be closed within ``left`` tokens."""
+        tokenizer = self.model.tokenizer
+        assert tokenizer is not None
+        rest = completer.completion(tokenizer.decode(opening)) if completer else None
+        return rest is not None and len(opening) + len(tokenizer.encode(rest)) < left
 
     def _ending(
         self, completer: Completer | None, answer: tuple[str, int], opening: int, left: int

@@ -42,6 +42,17 @@ def arguments_language(schema: Any) -> str:
         return to_regex(schema_language(ANY_OBJECT))
 
 
+def call_openings(family: str, names: list[str]) -> dict[str, str]:
+    """Per tool, the text that opens a call to it in ``family``'s syntax, up to its name
+    (``<tool_call>{"name": "get_weather"``); empty for families without a grammar."""
+    syntax = CALL_SYNTAX.get(family)
+    if syntax is None:
+        return {}
+    begin = syntax[1]
+    head = begin[: begin.index("{name}") + len("{name}")]
+    return {name: head.format(name=json.dumps(name, ensure_ascii=False)) for name in names}
+
+
 def tool_call_grammar(family: str, schemas: Mapping[str, Any]) -> Grammar | None:
     """The grammar for answers that may call the tools in ``schemas`` (name ->
     inputSchema) in ``family``'s syntax, or None for families without one."""

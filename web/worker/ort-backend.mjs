@@ -6,7 +6,7 @@
 
 import { ModelGrammars, applyBitmask } from './grammar.mjs';
 import { lastRows, loadSession, stopIfFatal } from './ort-session.mjs';
-import { choose, judge, penalize } from './sampling.mjs';
+import { choose, judge, logProbability, penalize } from './sampling.mjs';
 
 export { startOrt } from './ort-session.mjs';
 
@@ -302,6 +302,41 @@ export class OrtBackend {
       }
     }
     return { tokens, pending: false };
+  }
+
+  /**
+   * The log-probability of each of `ids` after the ones before it, the first from the
+   * cache's last logits (raw: no penalty, no grammar); the cache is left as it was
+   * (py_runtime/models/backend.py, score).
+   * @param {number} handle
+   * @param {Iterable<number>} ids
+   * @returns {Promise<number[]>}
+   */
+  async score(handle, ids) {
+    const cache = this.#caches.get(handle);
+    const tokens = Array.from(ids);
+    if (!tokens.length) return [];
+    const base = cache.keep ?? cache.length;
+    const before = cache.logits;
+    const rows = [before];
+    await this.#exclusive(async () => {
+      await this.#applyTruncation(cache);
+      if (tokens.length > 1 && this.speculates) {
+        const kept = await this.#forwardChunk(cache, tokens.slice(0, -1), tokens.length - 1);
+        if (kept.length === tokens.length - 1) rows.push(...kept);
+        else { // the graph kept fewer positions: one at a time
+          this.speculates = false;
+          cache.keep = base;
+          await this.#applyTruncation(cache);
+        }
+      }
+      while (rows.length < tokens.length) {
+        rows.push((await this.#forwardChunk(cache, [tokens[rows.length - 1]])).at(-1));
+      }
+    });
+    this.truncate(handle, base);
+    cache.logits = before;
+    return tokens.map((id, i) => logProbability(rows[i], id));
   }
 
   /**

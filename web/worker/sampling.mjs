@@ -88,3 +88,12 @@ export function penalize(logits, ids, penalty, penalized = logits.slice()) {
   }
   return penalized;
 }
+
+/** The log-softmax of `logits` at `id`. */
+export function logProbability(logits, id) {
+  let top = -Infinity;
+  for (const value of logits) if (value > top) top = value;
+  let sum = 0;
+  for (const value of logits) sum += Math.exp(value - top);
+  return logits[id] - top - Math.log(sum);
+}

@@ -1,0 +1,69 @@
+"""Choosing a tool before the answer, for models told of their tools in the prompt.
+
+A small model whose template has no tool format rarely opens a call by itself, even
+when a declared tool answers the request (SmolLM2-135M-Instruct never did:
+docs/tool-use.md). So before such a model answers a user turn, the runtime asks it
+which tool it would call: the log-probability of each tool's name at the answer's
+start, given the call's opening (``<tool_call>{"name": "``), less the same for a
+content-free request (``CONTENT_FREE``) after the same system turn, which takes out
+the model's leaning toward some names whatever is asked (contextual calibration, as
+in Zhao et al., "Calibrate Before Use", 2021). When the best tool's margin reaches the
+threshold, the answer opens that call and the tool-call grammar holds the rest;
+otherwise the model answers as it would (and may still call on its own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from os.path import commonprefix
+
+from ..engine.messages import Message, user_text
+from .backend import Backend
+
+#: The calibrated margin (in nats) at which the answer opens the best tool's call:
+#: chosen on SmolLM2-135M-Instruct's tuning requests (docs/tool-use.md).
+THRESHOLD = 2.0
+#: The request whose scores calibrate the others': one that asks for nothing.
+CONTENT_FREE = "N/A"
+#: Calibrations kept per model (one per system turn and tool set).
+KEPT_BASELINES = 16
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    tool: str
+    margin: float  # the calibrated score over the content-free request's, in nats
+
+
+def content_free(context: Sequence[Message]) -> list[Message]:
+    """The conversation the calibration scores: the context's system turns and a
+    request for nothing."""
+    return [*(m for m in context if m.role == "system"), user_text(CONTENT_FREE)]
+
+
+async def name_scores(
+    backend: Backend, cache: int, cached: Sequence[int], openings: Mapping[str, list[int]]
+) -> dict[str, float]:
+    """Per tool, the log-probability of its opening's tokens after the cache's
+    ``cached`` tokens and the openings' shared start (``<tool_call>{"name": "``), which
+    the model is given. The cache is left holding ``cached``, its last logits re-run."""
+    head = list(commonprefix(list(openings.values())))
+    if head:
+        await backend.forward(cache, head)
+    scores = {
+        name: sum(await backend.score(cache, ids[len(head) :])) for name, ids in openings.items()
+    }
+    if head:  # back to the cached tokens, the last one re-run for its logits
+        backend.truncate(cache, len(cached) - 1)
+        await backend.forward(cache, [cached[-1]])
+    return scores
+
+
+def choose(
+    scores: Mapping[str, float], baseline: Mapping[str, float], threshold: float
+) -> tuple[ToolChoice, bool]:
+    """The best tool by calibrated score, and whether its margin reaches ``threshold``."""
+    margins = {name: scores[name] - baseline[name] for name in scores}
+    best = max(margins, key=lambda name: margins[name])
+    return ToolChoice(best, margins[best]), margins[best] >= threshold

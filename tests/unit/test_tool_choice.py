@@ -1,0 +1,141 @@
+"""The runtime's tool choice for models told of their tools in the prompt
+(``models/tool_choice.py``), and the backend's ``score`` it stands on, under CPython:
+on the fixture (its graph keeps every position's logits) and on SmolLM2-135M-Instruct
+(the last position's only; skipped when it is not prepared)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+
+from py_runtime.devtools import models  # noqa: E402
+from py_runtime.hosts.onnxruntime_backend import OnnxRuntimeBackend  # noqa: E402
+from py_runtime.models.tool_choice import ToolChoice, choose  # noqa: E402
+from tests.unit.builders import text  # noqa: E402
+from tests.unit.test_causal_lm import FIXTURE, Harness, calls_of, text_of  # noqa: E402
+
+SMOLLM2 = models.folder("smollm2")
+needs_smollm2 = pytest.mark.skipif(
+    not (SMOLLM2 / "onnx" / "model.onnx").is_file(), reason="SmolLM2 is not prepared"
+)
+
+
+def declared(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties, "required": list(properties)}
+    probe = {"type": "object", "properties": "object", "required": "array"}
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {**probe, "json": json.dumps(schema)},
+    }
+
+
+TOOLS = [
+    declared("get_weather", "Get the weather forecast for a city", {"city": {"type": "string"}}),
+    declared("set_timer", "Start a countdown timer", {"minutes": {"type": "number"}}),
+]
+OPTIONS = {
+    "samplingMode": "most-predictable",
+    "expectedInputs": [{"type": "tool-response"}],
+    "expectedOutputs": [{"type": "tool-call"}],
+    "tools": TOOLS,
+}
+
+
+@pytest.mark.parametrize(
+    "folder", [FIXTURE, pytest.param(SMOLLM2, marks=needs_smollm2)], ids=["fixture", "smollm2"]
+)
+def test_score_gives_each_tokens_log_probability_and_leaves_the_cache(folder: Path) -> None:
+    backend = OnnxRuntimeBackend(folder / "onnx" / "model.onnx", threads=1)
+    loop = asyncio.new_event_loop()
+    prompt, scored = [1, 2, 3, 4, 5, 6], [40, 41, 42, 43]
+    cache = backend.new_cache()
+    loop.run_until_complete(backend.forward(cache, prompt))
+    before = backend._caches[cache].logits.copy()  # type: ignore[union-attr]
+
+    scores = loop.run_until_complete(backend.score(cache, scored))
+
+    # Step by step on a second cache: the log-softmax at each position.
+    other = backend.new_cache()
+    loop.run_until_complete(backend.forward(other, prompt))
+    expected = []
+    for token in scored:
+        logits = backend._caches[other].logits.astype(np.float64)  # type: ignore[union-attr]
+        expected.append(logits[token] - np.log(np.exp(logits - logits.max()).sum()) - logits.max())
+        loop.run_until_complete(backend.forward(other, [token]))
+    assert scores == pytest.approx(expected, abs=1e-3)
+    assert backend.cache_length(cache) == len(prompt)
+    assert np.array_equal(backend._caches[cache].logits, before)  # type: ignore[arg-type]
+    assert loop.run_until_complete(backend.score(cache, [])) == []
+
+
+def test_the_choice_is_the_best_calibrated_tool() -> None:
+    scores = {"get_weather": -1.0, "set_timer": -2.0}
+    baseline = {"get_weather": -0.5, "set_timer": -4.0}  # a model leaning to get_weather
+    assert choose(scores, baseline, 1.0) == (ToolChoice("set_timer", 2.0), True)
+    assert choose(scores, baseline, 2.5) == (ToolChoice("set_timer", 2.0), False)
+
+
+@pytest.fixture(scope="module")
+def smollm2() -> Harness:
+    if not (SMOLLM2 / "onnx" / "model.onnx").is_file():
+        pytest.skip("SmolLM2 is not prepared")
+    harness = Harness("fp32", folder=SMOLLM2)
+    harness.run(harness.model.load(lambda _: None, lambda: False))
+    return harness
+
+
+def answer(harness: Harness, text: str, threshold: float | None, cap: int = 40) -> list[Any]:
+    harness.model.tool_threshold = threshold
+    harness.model.max_response_tokens = cap
+    return harness.prompt(harness.create(OPTIONS), text)
+
+
+def test_the_runtime_opens_a_call_to_the_tool_the_model_leans_to(smollm2: Harness) -> None:
+    smollm2.model.tool_choices.clear()
+    chunks = answer(smollm2, "Set a timer for 10 minutes", float("-inf"))
+    (choice,) = smollm2.model.tool_choices
+    assert choice.tool == "set_timer"
+    # The call the runtime opened ends the answer (the model would ramble on).
+    (call,) = chunks
+    assert call["name"] == "set_timer" and call["arguments"] == {"minutes": 10}
+
+
+def test_no_call_is_opened_that_the_budget_cannot_close(smollm2: Harness) -> None:
+    """The call takes 26 tokens at its shortest; the choice is made, the call is not."""
+    smollm2.model.tool_choices.clear()
+    for cap in (12, 24):
+        chunks = answer(smollm2, "Set a timer for 10 minutes", float("-inf"), cap)
+        assert not calls_of(chunks) and "<tool_call>" not in text_of(chunks)
+    assert [c.tool for c in smollm2.model.tool_choices] == ["set_timer", "set_timer"]
+
+
+@pytest.mark.parametrize("text", ["Set a timer for 10 minutes", "Hi there!"])
+def test_below_the_threshold_the_answer_is_the_models_own(smollm2: Harness, text: str) -> None:
+    """Scoring the tools leaves the session as it was: the same answer as with no
+    choice made at all, token for token."""
+    assert answer(smollm2, text, float("inf")) == answer(smollm2, text, None)
+
+
+def test_no_choice_is_made_for_a_tool_response(smollm2: Harness) -> None:
+    smollm2.model.tool_threshold = float("-inf")
+    session = smollm2.create(OPTIONS)
+    (call,) = calls_of(smollm2.prompt(session, "Set a timer for 10 minutes"))
+    smollm2.model.tool_choices.clear()
+    response = {
+        "kind": "tool-success",
+        "callId": call["callId"],
+        "name": "set_timer",
+        "result": [text("Timer set.")],
+    }
+    smollm2.prompt(
+        session, [{"role": "user", "content": [{"type": "tool-response", "value": response}]}]
+    )
+    assert smollm2.model.tool_choices == []
