@@ -129,30 +129,6 @@ promise_test(async () => {
 }, 'SmolLM2 calls a declared tool and answers from its result (the tool loop)');
 
 promise_test(async () => {
-  // No worked example: the runtime asks the model which declared tool it leans to,
-  // calibrated against a request for nothing, and opens that call when the margin is
-  // wide (docs/tool-use.md). The arguments are the model's, held to the schema.
-  const session = await createLanguageModel({
-    ...kGreedy,
-    expectedInputs: [{type: 'tool-response'}],
-    expectedOutputs: [{type: 'tool-call'}],
-    tools: [kWeatherTool, {
-      name: 'set_timer',
-      description: 'Start a countdown timer',
-      inputSchema: {type: 'object', properties: {minutes: {type: 'number'}}, required: ['minutes']},
-    }],
-  });
-  const result = await session.prompt('Set a timer for 10 minutes');
-  assert_true(Array.isArray(result), `a tool call makes the result a list: ${result}`);
-  assert_equals(result.length, 1, 'the call the runtime opened ends the answer');
-  assert_equals(result[0].type, 'tool-call');
-  assert_equals(result[0].value.name, 'set_timer');
-  assert_object_equals(result[0].value.arguments, {minutes: 10});
-  const answer = await session.prompt('What is the capital of France?');
-  assert_equals(typeof answer, 'string', 'a request no tool serves is answered in text');
-}, 'SmolLM2 calls the tool a request needs without a worked example, and none otherwise');
-
-promise_test(async () => {
   const calls = [];
   const session = await createLanguageModel({
     ...kWithTools,
