@@ -32,6 +32,7 @@ WPT_DIR = REPO_ROOT / "tests" / "wpt-models" / "ai" / "language-model"
 WPT_FILES = [
     "smollm2.tentative.https.window.js",
     "smollm2-response-constraint.tentative.https.window.js",
+    "smollm2-tool-choice.tentative.https.window.js",
 ]
 #: The weight-only dtypes, whose page and native kernels agree exactly; fp32 is the
 #: default on wasm (docs/models.md). int8 (dynamic, activations quantized at run
