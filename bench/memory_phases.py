@@ -4,9 +4,12 @@ The page's renderer (page + worker + wasm memories) is read from /proc at the en
 each phase: the high-water mark (VmHWM) and the resident size now (VmRSS), minus the
 same page's with the echo model. Phases: the download (create()'s progress reaching 1),
 session creation (create() resolved), a long prefill (one prompt of about N tokens,
-answered with one token), and decode (a greedy answer of up to 128 tokens).
+answered with one token), and decode (a greedy answer of up to 128 tokens). ``--warm``:
+the model is loaded once first, in the same profile, and measured from the model cache
+(a second visit); ``--jspi off``: ONNX Runtime's plain build, as in browsers without JSPI.
 
     python3 bench/memory_phases.py [--model smollm2|DIR] [--dtype fp32] [--prompt-tokens 512]
+        [--warm] [--jspi auto|off]
 
 Prints markdown; needs dist/.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,12 +26,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from py_runtime.devtools import models  # noqa: E402
-from py_runtime.devtools.bench.pages import launch  # noqa: E402
+from py_runtime.devtools.bench.pages import launch_profile  # noqa: E402
 from py_runtime.devtools.memory import PROC, _descendants, _parents  # noqa: E402
 from py_runtime.devtools.server import StaticServer  # noqa: E402
 
 PAGE = """<!doctype html><meta charset=utf-8>
-<script src="/_lm/language-model.js" data-model="{model}" data-dtype="{dtype}"></script>
+<script src="/_lm/language-model.js" data-model="{model}" data-dtype="{dtype}"
+        data-jspi="{jspi}"></script>
 <button id=go>go</button>"""
 
 RUN = """async ({promptTokens}) => {
@@ -74,18 +79,36 @@ def renderer_memory(browser_pid: int) -> tuple[float, float]:
     return best
 
 
-def measure(model: Path | None, dtype: str, prompt_tokens: int) -> dict[str, tuple[float, float]]:
+#: True once every model file the page loaded is in its model cache.
+CACHED = """async () => (await promptAPIRuntime.cache.list()).length >= 2"""
+
+
+def measure(
+    model: Path | None, dtype: str, prompt_tokens: int, warm: bool = False, jspi: str = "auto"
+) -> dict[str, tuple[float, float]]:
     from playwright.sync_api import sync_playwright
 
     marks: dict[str, tuple[float, float]] = {}
     mounts = {"/_lm/": ROOT / "dist"}
     if model:
         mounts["/model/"] = model
-    page_html = PAGE.format(model="/model/" if model else "echo", dtype=dtype).encode()
-    with StaticServer(mounts, {"/index.html": page_html}) as server, sync_playwright() as p:
-        browser, pid = launch(p)
-        page = browser.new_page()
+    page_html = PAGE.format(model="/model/" if model else "echo", dtype=dtype, jspi=jspi)
+    with (
+        StaticServer(mounts, {"/index.html": page_html.encode()}) as server,
+        sync_playwright() as p,
+        tempfile.TemporaryDirectory() as profile,
+    ):
+        context, pid = launch_profile(p, Path(profile))
         assert pid is not None, "no browser pid: /proc is needed"
+        if warm:  # a first visit fills the model cache; its renderer goes with its page
+            first = context.new_page()
+            first.goto(f"{server.url}/index.html")
+            first.click("#go")
+            first.evaluate("async () => (await LanguageModel.create()).destroy()")
+            first.wait_for_function(CACHED, timeout=300_000)
+            first.close()
+            time.sleep(1)
+        page = context.new_page()
         page.expose_function(
             "memoryMark", lambda name: marks.__setitem__(name, renderer_memory(pid))
         )
@@ -97,7 +120,7 @@ def measure(model: Path | None, dtype: str, prompt_tokens: int) -> dict[str, tup
             page.evaluate("async () => (await LanguageModel.create()).prompt('hi')")
             time.sleep(0.5)
             marks["echo"] = renderer_memory(pid)
-        browser.close()
+        context.close()
     return marks
 
 
@@ -106,6 +129,8 @@ def main() -> int:
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--dtype", default="fp32")
     parser.add_argument("--prompt-tokens", type=int, default=512)
+    parser.add_argument("--warm", action="store_true", help="measure a second visit")
+    parser.add_argument("--jspi", choices=["auto", "off"], default="auto")
     args = parser.parse_args()
     folder = Path(models.resolve(args.model) or args.model)
     from py_runtime.engine.vocabulary import model_file
@@ -114,9 +139,11 @@ def main() -> int:
     data = folder / (model_file(args.dtype) + "_data")
     size += data.stat().st_size / 2**20 if data.is_file() else 0
     echo_hwm, _ = measure(None, args.dtype, 0)["echo"]
-    marks = measure(folder, args.dtype, args.prompt_tokens)
+    marks = measure(folder, args.dtype, args.prompt_tokens, args.warm, args.jspi)
+    visit = "second visit (model cache)" if args.warm else "first visit"
     print(
-        f"## {folder.name} {args.dtype}: file {size:.0f} MiB; echo page peak {echo_hwm:.0f} MiB\n"
+        f"## {folder.name} {args.dtype}, {visit}, JSPI {args.jspi}: file {size:.0f} MiB; "
+        f"echo page peak {echo_hwm:.0f} MiB\n"
     )
     print("| after | peak (VmHWM) | added peak | added / file | resident now |")
     print("| --- | ---: | ---: | ---: | ---: |")

@@ -33,6 +33,10 @@ ORT_FILES = (
     "ort.wasm.min.mjs",
     "ort-wasm-simd-threaded.mjs",
     "ort-wasm-simd-threaded.wasm",
+    # wasm where the browser has JSPI: external data read from Blobs (ort-session.mjs).
+    "ort.jspi.min.mjs",
+    "ort-wasm-simd-threaded.jspi.mjs",
+    "ort-wasm-simd-threaded.jspi.wasm",
     # WebGPU: ort.webgpu.min.mjs loads the asyncify build.
     "ort.webgpu.min.mjs",
     "ort-wasm-simd-threaded.asyncify.mjs",

@@ -195,6 +195,10 @@ class Config(TypedDict, total=False):
     serverModel: str
     serverKey: str
     serverTimeout: int | str
+    #: ``off``: ONNX Runtime's plain wasm build, which reads a model's external data as
+    #: bytes, even where the browser has JSPI (``auto``, the default, then uses the JSPI
+    #: build, which reads it from a Blob of the cached file). Read by the worker.
+    jspi: Literal["auto", "off"]
     #: Where the runtime's files (worker.mjs, pyodide/, ort/, packages/, xgrammar/)
     #: are served from, relative to the page; default: beside the script. Shim only.
     assetsURL: str

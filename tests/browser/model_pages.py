@@ -19,11 +19,14 @@ from py_runtime.devtools.wpt_host import WptHost
 DIST = Path(__file__).resolve().parents[2] / "dist"
 
 
-def page_answers(page: Page, folder: Path, dtype: str, prompts: list[str]) -> list[str]:
-    """The page's greedy answers to ``prompts``, with ``folder`` as its model."""
+def page_answers(
+    page: Page, folder: Path, dtype: str, prompts: list[str], attributes: str = ""
+) -> list[str]:
+    """The page's greedy answers to ``prompts``, with ``folder`` as its model (and more
+    data- ``attributes`` on the script tag)."""
     page_html = f"""<!doctype html><meta charset=utf-8>
     <script src="/_lm/language-model.js" data-model="/_models/{folder.name}/"
-            data-dtype="{dtype}"></script><button id=go>go</button>"""
+            data-dtype="{dtype}" {attributes}></script><button id=go>go</button>"""
     with WptHost(DIST, model=str(folder), dtype=dtype) as host:
         server = host.server_for(folder.parent)
         server.add_file("/parity.html", page_html.encode())

@@ -91,6 +91,32 @@ def test_a_warm_load_makes_no_request_and_needs_no_activation(page: Page, site: 
     assert model_requests(site) == [], "a warm load sends no request for the model's files"
 
 
+def test_external_data_streams_into_the_cache_and_loads_from_it(
+    page: Page, site: StaticServer, model: Path
+):
+    """Weights in model.onnx_data go from the download straight into the cache, and ONNX
+    Runtime reads them from a Blob of the cached copy (JSPI): the same answer, cold and
+    warm, and no request once cached."""
+    from py_runtime.devtools.models.convert_smollm2 import external_data
+
+    external_data(model)
+    site.add_file("/external.html", page_html().replace(b'data-dtype="q4"', b'data-dtype="fp32"'))
+    page.goto(f"{site.url}/external.html")
+    page.click("#go")
+    cold = page.evaluate(LOAD)
+    assert cold["answer"] == ANSWER
+    assert cold["progress"][-1] == 1 and cold["progress"] == sorted(cold["progress"])
+    assert ("GET", "/model/onnx/model.onnx_data") in model_requests(site)
+    cached = page.evaluate("async () => (await promptAPIRuntime.cache.list()).map((f) => f.url)")
+    assert any(url.endswith("/model/onnx/model.onnx_data") for url in cached), cached
+    site.requests.clear()
+    page.reload()
+    warm = page.evaluate(LOAD)
+    assert warm["before"] == "available" and warm["answer"] == ANSWER
+    time.sleep(0.5)
+    assert model_requests(site) == []
+
+
 def test_a_cut_cached_file_is_fetched_again(page: Page, site: StaticServer):
     page.goto(f"{site.url}/daily.html")
     page.click("#go")

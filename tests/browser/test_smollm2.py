@@ -60,11 +60,21 @@ def test_smollm2_wpt_file_passes(page: Page, name: str) -> None:
     assert result.subtests and not result.failures(), result.failures()
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str) -> None:
-    answers = page_answers(page, FOLDER, dtype, PROMPTS)
+@pytest.mark.parametrize(
+    ("dtype", "jspi"), [*((dtype, "auto") for dtype in DTYPES), ("fp32", "off")]
+)
+def test_page_and_cpython_give_the_same_answers(page: Page, dtype: str, jspi: str) -> None:
+    """fp32's weights are external data: ORT's JSPI build reads them from a Blob of the
+    cached file (Chromium has JSPI); with data-jspi="off", as in browsers without
+    JSPI, the plain build reads them as bytes. The answers are the same."""
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    answers = page_answers(page, FOLDER, dtype, PROMPTS, f'data-jspi="{jspi}"')
     assert answers == cpython_answers(FOLDER, dtype, PROMPTS)
     assert "Paris" in answers[0]
+    builds = {url.rsplit("/", 1)[-1] for url in requested if url.endswith(".wasm")}
+    jspi_build = "ort-wasm-simd-threaded.jspi.wasm"
+    assert (jspi_build in builds) == (jspi == "auto"), builds
 
 
 #: Greedy constrained answers (the schema's text in the prompt, as by default): long keys

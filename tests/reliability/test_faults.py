@@ -156,6 +156,41 @@ def test_a_failing_model_server_gives_a_network_error_and_a_retry_works(
     assert page.evaluate(CREATE_AND_PROMPT) == {"answer": ANSWER}
 
 
+@pytest.mark.parametrize(
+    ("fault", "says"),
+    [
+        ("500", "HTTP 500"),
+        ("drop", "cut after"),
+        ("stall", "sent nothing for 2 s"),
+    ],
+)
+def test_a_failing_external_data_download_gives_a_network_error_and_a_retry_works(
+    page: Page, site: StaticServer, model: Path, fault: str, says: str
+) -> None:
+    """Weights in model.onnx_data are streamed into the model cache as they arrive
+    (JSPI, web/worker/model-cache.mjs modelBlob): the same faults, the same errors,
+    nothing half-stored."""
+    from py_runtime.devtools.models.convert_smollm2 import external_data
+
+    external_data(model)
+    data = "/model/onnx/model.onnx_data"
+    site.faults[data] = fault
+    site.add_file(
+        "/external.html",
+        page_html("/model/", 'data-download-timeout="2"').replace(
+            b'data-dtype="q4"', b'data-dtype="fp32"'
+        ),
+    )
+    open_page(page, site, "external.html")
+    failed = page.evaluate(CREATE_AND_PROMPT)
+    assert failed["name"] == "NetworkError" and failed["realm"], failed
+    assert says in failed["message"] and "model.onnx_data" in failed["message"], failed
+    cached = page.evaluate("async () => (await promptAPIRuntime.cache.list()).map((f) => f.url)")
+    assert not any(url.endswith("_data") for url in cached), cached
+    del site.faults[data]
+    assert page.evaluate(CREATE_AND_PROMPT) == {"answer": ANSWER}
+
+
 def test_a_stalled_tokenizer_download_fails_too(page: Page, site: StaticServer) -> None:
     site.faults["/model/tokenizer.json"] = "stall"
     open_page(page, site, "model.html")

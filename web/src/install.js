@@ -13,7 +13,7 @@ import {
 
 const CONFIG_KEYS = [
   'model', 'dtype', 'device', 'contextWindow', 'threads', 'toolCallResults', 'cacheRevalidation',
-  'downloadTimeout', 'serverModel', 'serverTimeout',
+  'downloadTimeout', 'serverModel', 'serverTimeout', 'jspi',
 ];
 
 /**

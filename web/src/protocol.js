@@ -53,7 +53,7 @@
  * @typedef {{kind: 'regexp', source: string, flags: string}} RegExpConstraint
  */
 /** The page's configuration (data- attributes or `promptAPIRuntime.configure`).
- * @typedef {{model?: string, dtype?: Dtype, device?: Device, contextWindow?: number | string, threads?: number | string, toolCallResults?: ToolCallResults, cacheRevalidation?: 'daily' | 'always' | 'never', downloadTimeout?: number | string, serverModel?: string, serverKey?: string, serverTimeout?: number | string, assetsURL?: string}} Config
+ * @typedef {{model?: string, dtype?: Dtype, device?: Device, contextWindow?: number | string, threads?: number | string, toolCallResults?: ToolCallResults, cacheRevalidation?: 'daily' | 'always' | 'never', downloadTimeout?: number | string, serverModel?: string, serverKey?: string, serverTimeout?: number | string, jspi?: 'auto' | 'off', assetsURL?: string}} Config
  */
 /** First message: the configuration; the engine starts its model adapter.
  * @typedef {{kind: 'init', config: Config}} Init

@@ -47,15 +47,20 @@ async function cachedBlob(cache, url) {
   return null;
 }
 
-async function store(cache, url, bytes, response) {
+/** The headers a file of `size` bytes is stored with: its size and its ETag. */
+function storedHeaders(size, response) {
   const headers = {
-    [SIZE]: String(bytes.byteLength),
+    [SIZE]: String(size),
     'Content-Type': response?.headers.get('Content-Type') || 'application/octet-stream',
   };
   const etag = response?.headers.get('ETag');
   if (etag) headers[ETAG] = etag;
+  return headers;
+}
+
+async function store(cache, url, bytes, response) {
   try {
-    await cache.put(url, new Response(bytes, { headers }));
+    await cache.put(url, new Response(bytes, { headers: storedHeaders(bytes.byteLength, response) }));
   } catch (error) {
     // The file was downloaded: the model still loads, but is fetched again next time.
     const why = error?.name === 'QuotaExceededError'
@@ -93,18 +98,25 @@ function inTime(promise, url, controller) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/**
- * The file at `url` as {bytes, response}; null for a 404 when `allowMissing`. A
- * failure (no answer, an HTTP error, a cut or stalled body) is a NetworkError.
- */
-async function download(url, onBytes, allowMissing = false) {
-  const controller = new AbortController();
+/** The response to a GET of `url` (its body unread); null for a 404 when `allowMissing`. */
+async function request(url, controller, allowMissing = false) {
   const response = await inTime(
     fetch(url, { signal: controller.signal }).catch((error) => {
       throw networkError(url, `the request failed (${error?.message ?? error})`);
     }), url, controller);
   if (response.status === 404 && allowMissing) return null;
   if (!response.ok) throw networkError(url, `HTTP ${response.status}`);
+  return response;
+}
+
+/**
+ * The file at `url` as {bytes, response}; null for a 404 when `allowMissing`. A
+ * failure (no answer, an HTTP error, a cut or stalled body) is a NetworkError.
+ */
+async function download(url, onBytes, allowMissing = false) {
+  const controller = new AbortController();
+  const response = await request(url, controller, allowMissing);
+  if (!response) return null;
   const total = Number(response.headers.get('Content-Length')) || 0;
   const reader = response.body.getReader();
   // One buffer of the announced size, filled as chunks arrive: never the file twice.
@@ -150,6 +162,81 @@ export async function modelBytes(url, onBytes) {
   // Written in the background: the model's load need not wait for the disk.
   if (cache) store(cache, url, bytes, response);
   return bytes;
+}
+
+/**
+ * The model file at `url` as a Blob that refers to the Cache API's stored copy (its
+ * bytes are read from disk when used, never held here). When it is not there, the
+ * download is streamed into the cache, chunk by chunk; where it cannot be (no cache,
+ * no Content-Length, not enough quota), the downloaded bytes themselves are returned.
+ * @param {string} url
+ * @param {(loaded: number, total: number) => void} [onBytes]
+ * @returns {Promise<Blob | Uint8Array>}
+ */
+export async function modelBlob(url, onBytes) {
+  const cache = await openCache();
+  const blob = cache && await cachedBlob(cache, url);
+  if (blob) {
+    onBytes?.(blob.size, blob.size);
+    return blob;
+  }
+  const controller = new AbortController();
+  const response = cache && await request(url, controller);
+  const total = Number(response?.headers.get('Content-Length')) || 0;
+  if (!response || !total || !(await fits(total))) {
+    controller.abort();
+    return modelBytes(url, onBytes);
+  }
+  downloaded.add(url);
+  const body = counted(response, url, controller, onBytes);
+  try {
+    await cache.put(url, new Response(body.stream, { headers: storedHeaders(total, response) }));
+  } catch (error) {
+    if (body.failure) throw body.failure; // the download's own: stalled or cut
+    // Not stored (e.g. the quota): the model still loads, from a second download.
+    console.warn(`Prompt API runtime: ${url} is not cached: ${error}.`);
+    return modelBytes(url);
+  }
+  return (await cachedBlob(cache, url)) ?? modelBytes(url);
+}
+
+/** Whether the origin's storage quota has room for `bytes` more (true if unknown). */
+async function fits(bytes) {
+  const estimate = await navigator.storage?.estimate?.().catch(() => null);
+  if (!estimate?.quota) return true;
+  return (estimate.quota - (estimate.usage ?? 0)) > bytes * 1.1;
+}
+
+/**
+ * The body of `response` as a stream that reports its progress and checks that it
+ * ends at its announced size; `failure` is the NetworkError that ended it, if one did
+ * (no byte for downloadTimeout, or cut), as download() fails.
+ * @returns {{stream: ReadableStream<Uint8Array>, failure: DOMException | null}}
+ */
+function counted(response, url, controller, onBytes) {
+  const total = Number(response.headers.get('Content-Length'));
+  const reader = response.body.getReader();
+  let loaded = 0;
+  const body = { stream: /** @type {ReadableStream<Uint8Array>} */ (/** @type {unknown} */ (null)), failure: null };
+  const fail = (error) => {
+    body.failure = error instanceof DOMException ? error : networkError(
+      url, `the download was cut after ${loaded} of ${total} bytes (${error?.message ?? error})`);
+    throw body.failure;
+  };
+  body.stream = new ReadableStream({
+    async pull(sink) {
+      const { done, value } = await inTime(reader.read(), url, controller).catch(fail);
+      if (done && loaded !== total) fail('it ended early');
+      if (done) return sink.close();
+      loaded += value.length;
+      onBytes?.(loaded, total);
+      sink.enqueue(value);
+    },
+    cancel(reason) {
+      controller.abort(reason);
+    },
+  });
+  return body;
 }
 
 /**

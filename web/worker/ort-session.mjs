@@ -2,7 +2,7 @@
 // model's InferenceSession loaded (through the Cache API, ./model-cache.mjs), logits
 // read back as float32, and the errors after which the runtime cannot be trusted.
 
-import { modelBytes, modelFileSize } from './model-cache.mjs';
+import { modelBlob, modelBytes, modelFileSize } from './model-cache.mjs';
 
 // Bundled into dist/worker.mjs: the ORT files are in dist/ort/.
 const base = new URL('./', import.meta.url);
@@ -15,18 +15,25 @@ const WARM_UP_MODEL = Uint8Array.from(atob(
 ), (c) => c.charCodeAt(0));
 
 let runtime = null;
+/** Whether the runtime started is ORT's JSPI build (external data read from Blobs). */
+let streaming = false;
 
 /**
  * ONNX Runtime Web for `device` ('wasm' or 'webgpu'), started once per worker with
  * `threads` wasm threads (0: every core; 1 where SharedArrayBuffer is unavailable).
+ * On wasm, where the browser has JSPI (`WebAssembly.Suspending`) and `jspi` is not
+ * 'off', it is the JSPI build, which reads a model's external data from a Blob, range
+ * by range, as it loads each weight (docs/performance.md).
  */
-export function startOrt({ device, threads }) {
-  runtime ??= (async () => {
-    const webgpu = device === 'webgpu';
+export function startOrt({ device, threads, jspi = 'auto' }) {
+  if (runtime) return runtime;
+  const webgpu = device === 'webgpu';
+  streaming = !webgpu && jspi !== 'off' && typeof (/** @type {any} */ (WebAssembly)).Suspending === 'function';
+  runtime = (async () => {
     if (webgpu && !(await /** @type {any} */ (navigator).gpu?.requestAdapter())) {
       throw new Error('WebGPU was asked for, but this browser has no WebGPU adapter.');
     }
-    const file = webgpu ? 'ort/ort.webgpu.min.mjs' : 'ort/ort.wasm.min.mjs';
+    const file = webgpu ? 'ort/ort.webgpu.min.mjs' : streaming ? 'ort/ort.jspi.min.mjs' : 'ort/ort.wasm.min.mjs';
     const ort = await import(new URL(file, base).href);
     ort.env.wasm.wasmPaths = new URL('ort/', base).href;
     // Threads need cross-origin isolation (SharedArrayBuffer); default: every core.
@@ -43,9 +50,9 @@ export function startOrt({ device, threads }) {
  * an InferenceSession on `device` ('wasm' or 'webgpu'), reporting the share of its
  * bytes loaded to `onProgress`. Returns the session and ONNX Runtime's module.
  */
-export async function loadSession({ modelURL, file, device, threads, onProgress }) {
+export async function loadSession({ modelURL, file, device, threads, jspi = 'auto', onProgress }) {
   const url = new URL(file, modelURL).href;
-  const ortReady = startOrt({ device, threads });
+  const ortReady = startOrt({ device, threads, jspi });
   // Progress runs over the bytes of the model and of its external weights, if any.
   const dataSize = await modelFileSize(`${url}_data`);
   const totals = [0, dataSize ?? 0];
@@ -55,12 +62,14 @@ export async function loadSession({ modelURL, file, device, threads, onProgress 
     if (total) totals[index] = total;
     if (totals[0]) onProgress?.(Math.min(1, (loaded[0] + loaded[1]) / (totals[0] + totals[1])));
   };
-  const [ort, model, data] = await Promise.all([
-    ortReady,
-    modelBytes(url, track(0)),
-    dataSize === null ? null : modelBytes(`${url}_data`, track(1)),
-  ]);
-  const externalData = data ? [{ path: `${file.split('/').pop()}_data`, data }] : [];
+  // The external data as a Blob of the cached copy where ORT can read one (JSPI):
+  // the weights are never all in memory at once.
+  const data = async () => {
+    if (dataSize === null) return null;
+    return (streaming ? modelBlob : modelBytes)(`${url}_data`, track(1));
+  };
+  const [ort, model, weights] = await Promise.all([ortReady, modelBytes(url, track(0)), data()]);
+  const externalData = weights ? [{ path: `${file.split('/').pop()}_data`, data: weights }] : [];
   const session = await ort.InferenceSession.create(model, {
     executionProviders: [device],
     externalData,

@@ -84,7 +84,7 @@ async function init(text, config) {
   const local = model !== 'echo' && !model.startsWith('openai:');
   const ortBackend = local ? import('./ort-backend.mjs') : null;
   ortBackend?.then(({ startOrt }) => startOrt({
-    device: config.device || 'wasm', threads: Number(config.threads) || 0,
+    device: config.device || 'wasm', threads: Number(config.threads) || 0, jspi: config.jspi,
   })).catch(() => {});
   let pyodide;
   try {

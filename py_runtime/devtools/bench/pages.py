@@ -47,6 +47,16 @@ def launch(playwright: Any) -> tuple[Any, int | None]:
     return browser, started.pop() if len(started) == 1 else None
 
 
+def launch_profile(playwright: Any, profile: Path) -> tuple[Any, int | None]:
+    """A headless Chromium on a browser profile kept in ``profile`` (a context whose
+    storage is on disk, as a user's is: an incognito context's Cache API cannot hold a
+    file of hundreds of MB), and its browser process id."""
+    before = chromium_browsers()
+    context = playwright.chromium.launch_persistent_context(str(profile), **launch_args())
+    started = chromium_browsers() - before
+    return context, started.pop() if len(started) == 1 else None
+
+
 def record_page(results: Results, system: str, page: Any, browser_pid: int | None) -> None:
     """A page's peak memory and its main-thread tasks over 50 ms."""
     tasks = page.evaluate("window.longTasks")

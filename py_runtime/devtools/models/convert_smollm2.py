@@ -187,6 +187,33 @@ def quantize(out: Path) -> None:
     log("model_int8.onnx: dynamic int8")
 
 
+def external_data(out: Path) -> None:
+    """fp32's weights as external data (``onnx/model.onnx_data``) beside a graph-only
+    ``model.onnx``, as onnx-community folders hold big models: the page then reads them
+    from a Blob of the cached file, a weight at a time (ONNX Runtime Web's JSPI build,
+    docs/performance.md), and Transformers.js finds them by config.json's
+    ``transformers.js_config.use_external_data_format``."""
+    import onnx
+
+    path = out / "onnx" / "model.onnx"
+    data = path.with_name(path.name + "_data")
+    model = onnx.load(str(path))
+    data.unlink(missing_ok=True)  # onnx appends to an existing file
+    onnx.save(
+        model,
+        str(path),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location=data.name,
+        size_threshold=1024,
+    )
+    config = json.loads((out / "config.json").read_text())
+    config.setdefault("transformers.js_config", {})["use_external_data_format"] = {path.name: 1}
+    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    data.chmod(0o644)  # onnx writes it for its owner only
+    log(f"{path.name}: weights in {data.name} ({data.stat().st_size / 1e6:.0f} MB)")
+
+
 def main() -> int:
     out = Path(sys.argv[1])
     started = time.perf_counter()
@@ -202,6 +229,7 @@ def main() -> int:
         logits_to_keep(partial / "onnx" / "model.onnx")
         log(f"exported onnx/model.onnx in {time.perf_counter() - started:.0f} s")
         quantize(partial)
+        external_data(partial)
     shutil.rmtree(out, ignore_errors=True)
     partial.rename(out)
     log(f"prepared {out} in {time.perf_counter() - started:.0f} s")
