@@ -1,14 +1,16 @@
-"""``bench startup``: cold start in a fresh browser each run, and the second load of
-a real model from a warm model cache (same browser profile)."""
+"""``bench startup``: cold start in a fresh browser each run (a fresh profile on disk,
+as a user's is: an incognito context's Cache API cannot hold a model of hundreds of
+MB), and the second load of a real model from a warm model cache (same profile)."""
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from ..server import StaticServer
-from .pages import launch, mounts, page_path, record_page
+from .pages import launch_profile, mounts, page_path, record_page
 from .report import Results, record
 
 
@@ -37,8 +39,9 @@ def startup(runs: int, dist: Path, model: Path, dtype: str, gguf: Path | None = 
     with StaticServer(mounts(dist, model, gguf)) as server, sync_playwright() as playwright:
         for _ in range(runs):  # alternate the variants within each round
             for name, path in paths.items():
-                browser, pid = launch(playwright)
-                page = browser.new_page()
+                profile = tempfile.TemporaryDirectory()
+                context, pid = launch_profile(playwright, Path(profile.name))
+                page = context.new_page()
                 with page.expect_console_message(
                     lambda m: m.text.startswith("coldstart "), timeout=300_000
                 ) as message:
@@ -47,10 +50,11 @@ def startup(runs: int, dist: Path, model: Path, dtype: str, gguf: Path | None = 
                 times = json.loads(message.value.text.removeprefix("coldstart "))
                 record(results, name, ready_ms=times["ready"], first_token_ms=times["first"])
                 record_page(results, name, page, pid)
-                browser.close()
+                context.close()
+                profile.cleanup()
             warm = f"{model.name} {dtype}, ours, warm cache (2nd load)"
-            browser, pid = launch(playwright)
-            context = browser.new_context()
+            profile = tempfile.TemporaryDirectory()
+            context, pid = launch_profile(playwright, Path(profile.name))
             for load in ("cold", "warm"):
                 page = context.new_page()
                 with page.expect_console_message(
@@ -65,7 +69,8 @@ def startup(runs: int, dist: Path, model: Path, dtype: str, gguf: Path | None = 
                 times = json.loads(message.value.text.removeprefix("coldstart "))
                 record(results, warm, ready_ms=times["ready"], first_token_ms=times["first"])
                 record_page(results, warm, page, pid)
-            browser.close()
+            context.close()
+            profile.cleanup()
     return results
 
 
