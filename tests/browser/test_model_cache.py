@@ -117,6 +117,60 @@ def test_external_data_streams_into_the_cache_and_loads_from_it(
     assert model_requests(site) == []
 
 
+def packed_model(model: Path) -> Path:
+    """``model`` with fp32's weights as external data on a GGUF's grids (as SmolLM2's
+    are), and that data packed for transfer. Returns the data file."""
+    from py_runtime.devtools.models import packed
+    from py_runtime.devtools.models.convert_smollm2 import external_data
+
+    external_data(model)
+    packed.move_to_grid(model / "onnx" / "model.onnx")
+    counts = packed.pack(model / "onnx" / "model.onnx")
+    assert counts["q4_1"] > 20 and counts["q8_0"] == 1, counts
+    return model / "onnx" / "model.onnx_data"
+
+
+DIGEST = """async (name) => {
+  const cache = await caches.open('prompt-api-runtime-models');
+  const hit = await cache.match(new URL(name, location.href).href);
+  const digest = await crypto.subtle.digest('SHA-256', await hit.arrayBuffer());
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}"""
+
+
+@pytest.mark.parametrize("jspi", ["auto", "off"])
+def test_packed_external_data_is_unpacked_into_the_cache_byte_for_byte(
+    page: Page, site: StaticServer, model: Path, jspi: str
+):
+    """Where the server has ``model.onnx_data.packed``, the page downloads it instead
+    of the data file and unpacks it, as it arrives, into the cache as the data file:
+    the same bytes (so the same session and answers), a fraction of the download."""
+    import hashlib
+
+    data = packed_model(model)
+    html = page_html().replace(b'data-dtype="q4"', f'data-dtype="fp32" data-jspi="{jspi}"'.encode())
+    site.add_file("/packed.html", html)
+    page.goto(f"{site.url}/packed.html")
+    page.click("#go")
+    cold = page.evaluate(LOAD)
+    assert cold["answer"]  # the weights moved to the grid: the fixture's answer may change
+    assert cold["progress"][-1] == 1 and cold["progress"] == sorted(cold["progress"])
+    requests = model_requests(site)
+    assert ("GET", "/model/onnx/model.onnx_data.packed") in requests
+    assert ("GET", "/model/onnx/model.onnx_data") not in requests
+    page.wait_for_function(
+        "async () => (await promptAPIRuntime.cache.list()).some((f) => f.url.endsWith('_data'))"
+    )
+    expected = hashlib.sha256(data.read_bytes()).hexdigest()
+    assert page.evaluate(DIGEST, "/model/onnx/model.onnx_data") == expected
+    site.requests.clear()
+    page.reload()
+    warm = page.evaluate(LOAD)
+    assert warm["before"] == "available" and warm["answer"] == cold["answer"]
+    time.sleep(0.5)
+    assert model_requests(site) == []
+
+
 def test_a_cut_cached_file_is_fetched_again(page: Page, site: StaticServer):
     page.goto(f"{site.url}/daily.html")
     page.click("#go")

@@ -191,6 +191,37 @@ def test_a_failing_external_data_download_gives_a_network_error_and_a_retry_work
     assert page.evaluate(CREATE_AND_PROMPT) == {"answer": ANSWER}
 
 
+@pytest.mark.parametrize(("fault", "says"), [("drop", "cut after"), ("stall", "sent nothing")])
+def test_a_failing_packed_download_gives_a_network_error_and_a_retry_works(
+    page: Page, site: StaticServer, model: Path, fault: str, says: str
+) -> None:
+    """The packed form of the weights (model.onnx_data.packed), unpacked as it arrives
+    into the model cache: a cut or stalled download is a NetworkError naming it, and
+    nothing half-unpacked is kept."""
+    from py_runtime.devtools.models import packed
+    from py_runtime.devtools.models.convert_smollm2 import external_data
+
+    external_data(model)
+    packed.move_to_grid(model / "onnx" / "model.onnx")
+    packed.pack(model / "onnx" / "model.onnx")
+    source = "/model/onnx/model.onnx_data.packed"
+    site.faults[source] = fault
+    site.add_file(
+        "/packed.html",
+        page_html("/model/", 'data-download-timeout="2"').replace(
+            b'data-dtype="q4"', b'data-dtype="fp32"'
+        ),
+    )
+    open_page(page, site, "packed.html")
+    failed = page.evaluate(CREATE_AND_PROMPT)
+    assert failed["name"] == "NetworkError" and failed["realm"], failed
+    assert says in failed["message"] and "model.onnx_data.packed" in failed["message"], failed
+    cached = page.evaluate("async () => (await promptAPIRuntime.cache.list()).map((f) => f.url)")
+    assert not any(url.endswith("_data") for url in cached), cached
+    del site.faults[source]
+    assert "answer" in page.evaluate(CREATE_AND_PROMPT)
+
+
 def test_a_stalled_tokenizer_download_fails_too(page: Page, site: StaticServer) -> None:
     site.faults["/model/tokenizer.json"] = "stall"
     open_page(page, site, "model.html")

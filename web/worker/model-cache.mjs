@@ -8,9 +8,16 @@
 // the background, at most once a day by default (HEAD requests): a file whose ETag
 // or size changed is dropped, so the next load fetches it again.
 
+import { unpack } from './packed-data.mjs';
+
 export const CACHE_NAME = 'prompt-api-runtime-models';
 const SIZE = 'X-Prompt-API-Size';
 const ETAG = 'X-Prompt-API-ETag';
+/** For a file unpacked from `<url>.packed`: that URL and its size (what revalidation checks). */
+const SOURCE = 'X-Prompt-API-Source';
+const SOURCE_SIZE = 'X-Prompt-API-Source-Size';
+/** The suffix of a file's packed form (packed-data.mjs). */
+const PACKED = '.packed';
 /** The key of the marker kept for a file the server does not have (an optional file). */
 const MISSING = 'prompt-api-missing';
 /** The key of the time a folder's files were last revalidated. */
@@ -47,20 +54,29 @@ async function cachedBlob(cache, url) {
   return null;
 }
 
-/** The headers a file of `size` bytes is stored with: its size and its ETag. */
-function storedHeaders(size, response) {
+/**
+ * The headers a file of `size` bytes is stored with: its size and the ETag of the
+ * response it came from (and, where that was its packed form, that form's URL and size).
+ */
+function storedHeaders(size, response, packed = false) {
   const headers = {
     [SIZE]: String(size),
-    'Content-Type': response?.headers.get('Content-Type') || 'application/octet-stream',
+    'Content-Type': packed ? 'application/octet-stream'
+      : response?.headers.get('Content-Type') || 'application/octet-stream',
   };
   const etag = response?.headers.get('ETag');
   if (etag) headers[ETAG] = etag;
+  if (packed) {
+    headers[SOURCE] = response.url;
+    headers[SOURCE_SIZE] = response.headers.get('Content-Length') || '';
+  }
   return headers;
 }
 
-async function store(cache, url, bytes, response) {
+async function store(cache, url, bytes, response, packed = false) {
   try {
-    await cache.put(url, new Response(bytes, { headers: storedHeaders(bytes.byteLength, response) }));
+    const headers = storedHeaders(bytes.byteLength, response, packed);
+    await cache.put(url, new Response(bytes, { headers }));
   } catch (error) {
     // The file was downloaded: the model still loads, but is fetched again next time.
     const why = error?.name === 'QuotaExceededError'
@@ -157,10 +173,12 @@ export async function modelBytes(url, onBytes) {
     onBytes?.(blob.size, blob.size);
     return new Uint8Array(await blob.arrayBuffer());
   }
-  const { bytes, response } = await download(url, onBytes);
+  const controller = new AbortController();
+  const packed = await fromPacked(url, controller, onBytes);
+  const { bytes, response } = packed ? await collect(packed) : await download(url, onBytes);
   downloaded.add(url);
   // Written in the background: the model's load need not wait for the disk.
-  if (cache) store(cache, url, bytes, response);
+  if (cache) store(cache, url, bytes, response, Boolean(packed));
   return bytes;
 }
 
@@ -181,16 +199,18 @@ export async function modelBlob(url, onBytes) {
     return blob;
   }
   const controller = new AbortController();
-  const response = cache && await request(url, controller);
-  const total = Number(response?.headers.get('Content-Length')) || 0;
+  const packed = cache && await fromPacked(url, controller, onBytes);
+  const response = packed ? packed.response : cache && await request(url, controller);
+  const total = packed ? packed.size : Number(response?.headers.get('Content-Length')) || 0;
   if (!response || !total || !(await fits(total))) {
     controller.abort();
     return modelBytes(url, onBytes);
   }
   downloaded.add(url);
-  const body = counted(response, url, controller, onBytes);
+  const body = packed ? packed.body : counted(response, url, controller, onBytes);
   try {
-    await cache.put(url, new Response(body.stream, { headers: storedHeaders(total, response) }));
+    const headers = storedHeaders(total, response, Boolean(packed));
+    await cache.put(url, new Response(body.stream, { headers }));
   } catch (error) {
     if (body.failure) throw body.failure; // the download's own: stalled or cut
     // Not stored (e.g. the quota): the model still loads, from a second download.
@@ -198,6 +218,63 @@ export async function modelBlob(url, onBytes) {
     return modelBytes(url);
   }
   return (await cachedBlob(cache, url)) ?? modelBytes(url);
+}
+
+/**
+ * The file at `url` from its packed form, where the server has one (`<url>.packed`):
+ * `{size, response, body}`, the unpacked size, the packed file's response, and the
+ * unpacked bytes as a stream (`body.failure`: the NetworkError that ended it, if one
+ * did); else null. Progress is over the packed file's bytes.
+ */
+async function fromPacked(url, controller, onBytes) {
+  const source = `${url}${PACKED}`;
+  if ((await modelFileSize(source)) === null) return null;
+  const response = await request(source, controller);
+  const raw = counted(response, source, controller, onBytes);
+  const reader = raw.stream.getReader();
+  const next = async () => {
+    const { done, value } = await reader.read();
+    return done ? null : value;
+  };
+  /** The error a failure while unpacking is: the download's own, else a NetworkError. */
+  const failure = (error) => raw.failure
+    ?? networkError(source, `it could not be unpacked (${error?.message ?? error})`);
+  const { size, chunks } = await unpack(next).catch((error) => {
+    throw failure(error);
+  });
+  const body = { stream: /** @type {ReadableStream<Uint8Array>} */ (/** @type {unknown} */ (null)), failure: null };
+  body.stream = new ReadableStream({
+    async pull(sink) {
+      /** @type {IteratorResult<Uint8Array>} */
+      let step;
+      try {
+        step = await chunks.next();
+      } catch (error) {
+        body.failure = failure(error);
+        throw body.failure;
+      }
+      if (step.done) sink.close();
+      else sink.enqueue(step.value);
+    },
+    cancel(reason) {
+      controller.abort(reason);
+    },
+  });
+  return { size, response, body };
+}
+
+/** A packed file's unpacked bytes, in one buffer: {bytes, response}. */
+async function collect(packed) {
+  const bytes = new Uint8Array(packed.size);
+  let at = 0;
+  const reader = packed.body.stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes.set(value, at);
+    at += value.length;
+  }
+  return { bytes, response: packed.response };
 }
 
 /** Whether the origin's storage quota has room for `bytes` more (true if unknown). */
@@ -226,7 +303,7 @@ function counted(response, url, controller, onBytes) {
   body.stream = new ReadableStream({
     async pull(sink) {
       const { done, value } = await inTime(reader.read(), url, controller).catch(fail);
-      if (done && loaded !== total) fail('it ended early');
+      if (done && total && loaded !== total) fail('it ended early');
       if (done) return sink.close();
       loaded += value.length;
       onBytes?.(loaded, total);
@@ -326,11 +403,13 @@ async function revalidateFiles(folder, urls) {
     const hit = !downloaded.has(url) && await cache.match(url);
     if (!hit) continue;
     try {
-      const response = await fetch(url, { method: 'HEAD' });
+      // A file unpacked from its packed form is checked against that form.
+      const source = hit.headers.get(SOURCE);
+      const response = await fetch(source || url, { method: 'HEAD' });
       const etag = response.headers.get('ETag');
       const size = response.headers.get('Content-Length');
       const changed = !response.ok || (etag && etag !== hit.headers.get(ETAG))
-        || (size && size !== hit.headers.get(SIZE));
+        || (size && size !== hit.headers.get(source ? SOURCE_SIZE : SIZE));
       if (changed) await cache.delete(url);
     } catch {
       // Offline: keep what is cached.

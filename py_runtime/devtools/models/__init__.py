@@ -46,6 +46,7 @@ MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
             "tokenizer_config.json",
             "onnx/model.onnx",
             "onnx/model.onnx_data",
+            "onnx/model.onnx_data.packed",
             "onnx/model_quantized.onnx",
             "onnx/model_q4.onnx",
             "onnx/model_int8.onnx",
@@ -71,10 +72,11 @@ SAMPLING_ADVICE: dict[str, dict[str, dict[str, Any]]] = {
     }
 }
 #: Each model's conversion, as ``CONVERSION_FILE`` records it: a folder made by an
-#: older conversion is made again (SmolLM2 3: fp32's weights as external data; 2: the
+#: older conversion is made again (SmolLM2 4: the external data packed for transfer;
+#: 3: fp32's weights as external data; 2: the
 #: graph takes ``num_logits_to_keep``, for jump-forward's verification; 1 kept the last
 #: position's logits only).
-CONVERSIONS = {"smollm2": 3}
+CONVERSIONS = {"smollm2": 4}
 CONVERSION_FILE = "conversion.json"
 
 

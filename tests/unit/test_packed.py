@@ -1,0 +1,93 @@
+"""External data packed for transfer (py_runtime/devtools/models/packed.py): whatever
+the weights, unpacking gives back the data file byte for byte; weights on a GGUF's
+grids are packed (about a fifth of their size), others are kept as they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from py_runtime.devtools.models import packed
+
+onnx = pytest.importorskip("onnx")
+
+
+def write_model(folder: Path, matmul: np.ndarray, embedding: np.ndarray) -> Path:
+    """A graph that gathers from ``embedding`` and multiplies by ``matmul``, its weights
+    as external data, as the conversion writes them."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = helper.make_graph(
+        [
+            helper.make_node("Gather", ["embedding", "ids"], ["hidden"]),
+            helper.make_node("MatMul", ["hidden", "weight"], ["out"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, ["n"])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["n", matmul.shape[1]])],
+        [
+            numpy_helper.from_array(embedding, "embedding"),
+            numpy_helper.from_array(matmul, "weight"),
+            numpy_helper.from_array(np.arange(5, dtype=np.float32), "odd"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    path = folder / "model.onnx"
+    onnx.save(
+        model,
+        str(path),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="model.onnx_data",
+        size_threshold=0,
+    )
+    return path
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    bands=st.integers(1, 3),
+    cols=st.sampled_from([2, 6, 64]),
+    vocab=st.integers(1, 9),
+    blocks=st.integers(1, 3),
+    grid=st.booleans(),
+    scale=st.sampled_from([1e-3, 1.0, 50.0]),
+)
+def test_unpacking_gives_back_every_byte(
+    tmp_path_factory: pytest.TempPathFactory,
+    seed: int,
+    bands: int,
+    cols: int,
+    vocab: int,
+    blocks: int,
+    grid: bool,
+    scale: float,
+) -> None:
+    rng = np.random.default_rng(seed)
+    matmul = (rng.standard_normal((32 * bands, cols)) * scale).astype(np.float32)
+    embedding = (rng.standard_normal((vocab, 32 * blocks)) * scale).astype(np.float32)
+    if grid:
+        matmul = packed.on_grid(matmul, "q4_1")
+        embedding = packed.on_grid(embedding, "q8_0")
+    path = write_model(tmp_path_factory.mktemp("m"), matmul, embedding)
+    counts = packed.pack(path)
+    data = path.with_name("model.onnx_data")
+    out = data.with_name(data.name + packed.SUFFIX)
+    assert packed.unpack(out) == data.read_bytes()
+    if grid:
+        assert counts == {"q4_1": 1, "q8_0": 1, "raw": 1}
+        assert out.stat().st_size < data.stat().st_size
+    else:  # random floats are on no grid
+        assert counts == {"q4_1": 0, "q8_0": 0, "raw": 3}
+
+
+def test_a_file_that_is_not_packed_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx_data.packed"
+    path.write_bytes(b"not a packed file")
+    with pytest.raises(ValueError, match="not a packed file"):
+        packed.unpack(path)

@@ -1,0 +1,153 @@
+// A model's external data packed for transfer (`model.onnx_data.packed`, made at
+// preparation by py_runtime/devtools/models/packed.py, whose docstring has the layout):
+// unpacked as it arrives, band by band, into the bytes of `model.onnx_data`, exactly.
+
+const MAGIC = 'PAPIPK01';
+const BLOCK = 32;
+
+const F16 = new Float32Array(1);
+const F16_BITS = new Uint32Array(F16.buffer);
+
+/** A float16's value (every finite one is exact in float32). */
+function half(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const mantissa = bits & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 0x1f) {
+    F16_BITS[0] = ((bits & 0x8000) << 16) | 0x7f800000 | (mantissa << 13);
+    return F16[0];
+  }
+  return sign * (1024 + mantissa) * 2 ** (exponent - 25);
+}
+
+/** Reads exact byte counts from a stream of chunks. */
+class Bytes {
+  /** @param {() => Promise<Uint8Array | null>} next the next chunk, null at the end */
+  constructor(next) {
+    this.next = next;
+    /** @type {Uint8Array[]} */
+    this.chunks = [];
+    this.held = 0;
+  }
+
+  /** The next `count` bytes; an Error if the stream ends first. */
+  async take(count) {
+    while (this.held < count) {
+      const chunk = await this.next();
+      if (!chunk) throw new Error(`the packed file ended ${count - this.held} bytes early`);
+      this.chunks.push(chunk);
+      this.held += chunk.length;
+    }
+    const out = new Uint8Array(count);
+    let filled = 0;
+    while (filled < count) {
+      const chunk = this.chunks[0];
+      const used = Math.min(chunk.length, count - filled);
+      out.set(chunk.subarray(0, used), filled);
+      filled += used;
+      if (used === chunk.length) this.chunks.shift();
+      else this.chunks[0] = chunk.subarray(used);
+    }
+    this.held -= count;
+    return out;
+  }
+
+  /** Whether anything is left. */
+  async atEnd() {
+    if (this.held) return false;
+    const chunk = await this.next();
+    if (!chunk) return true;
+    this.chunks.push(chunk);
+    this.held += chunk.length;
+    return false;
+  }
+}
+
+/** 32 rows of a q4_1 segment: `w = q * d + m`, each step rounded to float32. */
+function q41Band(bytes, cols) {
+  const halves = new Uint16Array(bytes.buffer, bytes.byteOffset, 2 * cols);
+  const d = Float32Array.from(halves.subarray(0, cols), half);
+  const m = Float32Array.from(halves.subarray(cols), half);
+  const nibbles = bytes.subarray(4 * cols);
+  const out = new Float32Array(BLOCK * cols);
+  const half_cols = cols / 2;
+  for (let row = 0; row < BLOCK; row++) {
+    const from = row * half_cols;
+    const to = row * cols;
+    for (let pair = 0; pair < half_cols; pair++) {
+      const byte = nibbles[from + pair];
+      const col = 2 * pair;
+      out[to + col] = Math.fround(Math.fround((byte & 15) * d[col]) + m[col]);
+      out[to + col + 1] = Math.fround(Math.fround((byte >> 4) * d[col + 1]) + m[col + 1]);
+    }
+  }
+  return new Uint8Array(out.buffer);
+}
+
+/** Rows of a q8_0 segment, one after another: `w = q * d`. */
+function q80Rows(bytes, cols) {
+  const blocks = cols / BLOCK;
+  const stride = 2 * blocks + cols;
+  const rows = bytes.length / stride;
+  const out = new Float32Array(rows * cols);
+  for (let row = 0; row < rows; row++) {
+    const at = row * stride;
+    const halves = new Uint16Array(bytes.buffer, bytes.byteOffset + at, blocks);
+    const q = new Int8Array(bytes.buffer, bytes.byteOffset + at + 2 * blocks, cols);
+    for (let block = 0; block < blocks; block++) {
+      const d = half(halves[block]);
+      for (let i = block * BLOCK; i < (block + 1) * BLOCK; i++) {
+        out[row * cols + i] = Math.fround(q[i] * d);
+      }
+    }
+  }
+  return new Uint8Array(out.buffer);
+}
+
+/**
+ * The unpacked bytes of a packed file read by `next` (its chunks, null at the end):
+ * `{size, chunks}`, the unpacked size and an async iterator of its bytes in order.
+ * A malformed file is an Error naming what is wrong.
+ * @param {() => Promise<Uint8Array | null>} next
+ */
+export async function unpack(next) {
+  const input = new Bytes(next);
+  const magic = new TextDecoder().decode(await input.take(MAGIC.length));
+  if (magic !== MAGIC) throw new Error('not a packed model file');
+  const length = new DataView((await input.take(4)).buffer).getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(await input.take(length)));
+  async function* chunks() {
+    let produced = 0;
+    for (const segment of header.segments) {
+      if (segment.kind === 'raw') {
+        for (let left = segment.length; left > 0;) {
+          const piece = await input.take(Math.min(left, 1 << 20));
+          left -= piece.length;
+          produced += piece.length;
+          yield piece;
+        }
+      } else if (segment.kind === 'q4_1') {
+        for (let band = 0; band < segment.rows / BLOCK; band++) {
+          const out = q41Band(await input.take(4 * segment.cols + (BLOCK * segment.cols) / 2), segment.cols);
+          produced += out.length;
+          yield out;
+        }
+      } else if (segment.kind === 'q8_0') {
+        const stride = 2 * (segment.cols / BLOCK) + segment.cols;
+        for (let row = 0; row < segment.rows; row += 256) {
+          const count = Math.min(256, segment.rows - row);
+          const out = q80Rows(await input.take(count * stride), segment.cols);
+          produced += out.length;
+          yield out;
+        }
+      } else {
+        throw new Error(`unknown segment kind ${segment.kind}`);
+      }
+    }
+    if (produced !== header.size || !(await input.atEnd())) {
+      throw new Error(`the packed file unpacks to ${produced} bytes, not ${header.size}`);
+    }
+  }
+  return { size: Number(header.size), chunks: chunks() };
+}
