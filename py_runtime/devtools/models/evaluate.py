@@ -86,6 +86,8 @@ def _logits(path: Path, ids: list[int]) -> np.ndarray:
     for spec in session.get_inputs():
         if spec.name.startswith("past_key_values."):
             feeds[spec.name] = np.zeros((1, spec.shape[1], 0, spec.shape[3]), dtype=np.float32)
+        elif spec.name == "num_logits_to_keep":  # every position's logits
+            feeds[spec.name] = np.array([len(ids)] if spec.shape else len(ids), dtype=np.int64)
     logits: np.ndarray = session.run(["logits"], feeds)[0][0]
     return logits
 
