@@ -1,9 +1,13 @@
 """External data packed for transfer (py_runtime/devtools/models/packed.py): whatever
-the weights, unpacking gives back the data file byte for byte; weights on a GGUF's
-grids are packed (about a fifth of their size), others are kept as they are."""
+the weights, unpacking gives back the data file byte for byte, in Python and in the
+page's own unpacker (web/worker/packed-data.mjs, run by Node); weights on a GGUF's grids
+are packed (about a fifth of their size), others are kept as they are."""
 
 from __future__ import annotations
 
+import hashlib
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +18,38 @@ from hypothesis import strategies as st
 from py_runtime.devtools.models import packed
 
 onnx = pytest.importorskip("onnx")
+
+UNPACKER = Path(__file__).resolve().parents[2] / "web" / "worker" / "packed-data.mjs"
+#: Node: argv[1] the unpacker's URL, argv[2] a packed file; prints the unpacked SHA-256.
+NODE_UNPACK = """
+const { unpack } = await import(process.argv[1]);
+const { readFile } = await import('node:fs/promises');
+const { createHash } = await import('node:crypto');
+const bytes = new Uint8Array(await readFile(process.argv[2]));
+let at = 0;
+const next = async () => {  // in uneven chunks, as a download arrives
+  if (at >= bytes.length) return null;
+  const chunk = bytes.subarray(at, at + 1 + (at % 7919));
+  at += chunk.length;
+  return chunk;
+};
+const { chunks } = await unpack(next);
+const hash = createHash('sha256');
+for await (const chunk of chunks) hash.update(chunk);
+console.log(hash.digest('hex'));
+"""
+
+
+def node_unpacked_digest(path: Path) -> str:
+    if shutil.which("node") is None:
+        pytest.skip("needs Node")
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", NODE_UNPACK, UNPACKER.as_uri(), str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
 
 
 def write_model(folder: Path, matmul: np.ndarray, embedding: np.ndarray) -> Path:
@@ -79,6 +115,7 @@ def test_unpacking_gives_back_every_byte(
     data = path.with_name("model.onnx_data")
     out = data.with_name(data.name + packed.SUFFIX)
     assert packed.unpack(out) == data.read_bytes()
+    assert node_unpacked_digest(out) == hashlib.sha256(data.read_bytes()).hexdigest()
     if grid:
         assert counts == {"q4_1": 1, "q8_0": 1, "raw": 1}
         assert out.stat().st_size < data.stat().st_size
