@@ -52,6 +52,7 @@ export function startOrt({ device, threads, jspi = 'auto' }) {
  */
 export async function loadSession({ modelURL, file, device, threads, jspi = 'auto', onProgress }) {
   const url = new URL(file, modelURL).href;
+  performance.mark('prompt-api:session-load');
   const ortReady = startOrt({ device, threads, jspi });
   // Progress runs over the bytes of the model and of its external weights, if any.
   const dataSize = await modelFileSize(`${url}_data`);
@@ -69,6 +70,7 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
     return (streaming ? modelBlob : modelBytes)(`${url}_data`, track(1));
   };
   const [ort, model, weights] = await Promise.all([ortReady, modelBytes(url, track(0)), data()]);
+  performance.mark('prompt-api:session-files');
   const externalData = weights ? [{ path: `${file.split('/').pop()}_data`, data: weights }] : [];
   const session = await ort.InferenceSession.create(model, {
     executionProviders: [device],
@@ -83,6 +85,7 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
     stopIfFatal(error);
     throw new Error(`${file}: ONNX Runtime could not load it: ${error?.message ?? error}`);
   });
+  performance.mark('prompt-api:session-created');
   return { ort, session };
 }
 

@@ -90,6 +90,7 @@ async function init(text, config) {
   try {
     pyodide = await Promise.race([booting, bootFailure]);
     bootDone();
+    performance.mark('prompt-api:pyodide-ready'); // start-up phases (bench/startup_phases.py)
     let createBackend;
     if (ortBackend) {
       // ... and the chat-template engine.
@@ -101,6 +102,7 @@ async function init(text, config) {
     setDownloadTimeout(config.downloadTimeout);
     const files = { text: modelText, states: modelCacheStates, revalidate };
     engine = host.start(text, (reply) => self.postMessage(reply), createBackend, files);
+    performance.mark('prompt-api:engine-ready');
   } catch (error) {
     const message = `The Prompt API runtime failed to start: ${error?.message ?? error}`;
     /** @type {import('../src/protocol.js').BootError} */
