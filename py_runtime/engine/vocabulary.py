@@ -147,8 +147,6 @@ DTYPE_SUFFIXES: dict[Dtype, str] = {
     "q4f16": "_q4f16",
     "bnb4": "_bnb4",
 }
-#: dtypes whose KV cache is float16 in Transformers.js / Optimum exports.
-HALF_KV_DTYPES: frozenset[Dtype] = frozenset({"fp16", "q4f16"})
 
 
 def model_file(dtype: Dtype) -> str:

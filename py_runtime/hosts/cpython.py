@@ -45,7 +45,7 @@ def local_model(
     async def make_backend(config: dict[str, Any], on_progress: ProgressCallback) -> Backend:
         from .onnxruntime_backend import OnnxRuntimeBackend
 
-        backend = OnnxRuntimeBackend(Path(folder) / model_file(dtype), threads)
+        backend = OnnxRuntimeBackend(Path(folder) / model_file(dtype), threads, config)
         on_progress(1)
         return backend
 

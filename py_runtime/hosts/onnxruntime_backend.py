@@ -1,10 +1,9 @@
 """The CPython backend: ``onnxruntime`` and NumPy (tests and benchmarks).
 
-Inputs and outputs are those of Optimum's ``text-generation-with-past`` exports:
-``input_ids``, ``attention_mask``, ``position_ids``, ``past_key_values.{i}.key/value``
-in, ``logits`` and ``present.{i}.key/value`` out; and ``num_logits_to_keep`` in, where
-the graph has it (SmolLM2 as ``models prepare`` converts it): the last positions that
-get logits.
+It drives the graph that is there: its inputs and outputs are read by
+``graph_signature.py`` (Optimum's and onnxruntime-genai's exports, with or without
+``position_ids``, ``num_logits_to_keep`` / ``logits_to_keep``, KV caches and recurrent
+states such as LFM2's convolutions).
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import onnxruntime as ort
 
 from ..engine.grammar import Grammar
 from ..engine.vocabulary import Sampling
+from .graph_signature import KEEP_INPUTS, Signature, read_signature
 from .llguidance_matcher import Matcher, Vocabulary
 
 
@@ -32,8 +32,6 @@ class _Cache:
     matcher: Matcher | None = None  # the grammar the next tokens are held to
 
 
-#: The input that says how many last positions get logits (Transformers' name).
-KEEP_INPUT = "num_logits_to_keep"
 #: The most draft tokens one ``speculate`` runs (it keeps their logits: k x vocabulary).
 MAX_DRAFT = 32
 
@@ -77,7 +75,12 @@ def _log_sum_exp(row: np.ndarray) -> float:
 
 
 class OnnxRuntimeBackend:
-    def __init__(self, model_path: str | Path, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        threads: int | None = None,
+        config: dict[str, Any] | None = None,
+    ) -> None:
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
@@ -87,18 +90,18 @@ class OnnxRuntimeBackend:
         self.session = ort.InferenceSession(
             str(model_path), options, providers=["CPUExecutionProvider"]
         )
-        self._past_inputs = [
-            i for i in self.session.get_inputs() if i.name.startswith("past_key_values.")
-        ]
+        # A keep input may be an initializer a feed overrides, as well as an input.
+        keep = [i for i in self.session.get_overridable_initializers() if i.name in KEEP_INPUTS]
+        self.signature: Signature = read_signature(
+            [(i.name, list(i.shape), i.type) for i in [*self.session.get_inputs(), *keep]],
+            [o.name for o in self.session.get_outputs()],
+            config or {},
+        )
         self._output_names = [o.name for o in self.session.get_outputs()]
-        #: ``num_logits_to_keep``'s rank (0 or 1), where the graph takes it (as an input,
-        #: or as an initializer a feed may override).
-        feedable = [*self.session.get_inputs(), *self.session.get_overridable_initializers()]
-        self._keep_rank = next((len(i.shape) for i in feedable if i.name == KEEP_INPUT), None)
         logits = next(o for o in self.session.get_outputs() if o.name == "logits")
         #: Whether one pass can give logits for several positions (jump-forward's
         #: verification needs them): the graph keeps as many as asked, or all of them.
-        self.speculates = self._keep_rank is not None or logits.shape[1] != 1
+        self.speculates = self.signature.keep_input is not None or logits.shape[1] != 1
         self._caches: dict[int, _Cache] = {}
         self._next = 0
         #: Positions run through the model, in total (for KV-reuse tests).
@@ -114,12 +117,13 @@ class OnnxRuntimeBackend:
         self._rng = np.random.default_rng()
 
     def _empty_past(self) -> dict[str, np.ndarray]:
-        past = {}
-        for spec in self._past_inputs:
-            dtype = np.float16 if "float16" in spec.type else np.float32
-            _, heads, _, head_dim = spec.shape
-            past[spec.name] = np.zeros((1, heads, 0, head_dim), dtype=dtype)
-        return past
+        """Every state's first value: empty KV caches, zero recurrent states."""
+        return {
+            state.input: np.zeros(
+                state.shape, dtype=np.float16 if state.dtype == "float16" else np.float32
+            )
+            for state in self.signature.states
+        }
 
     def new_cache(self) -> int:
         self._next += 1
@@ -134,24 +138,22 @@ class OnnxRuntimeBackend:
         positions (fewer when the graph gives fewer), as float32 rows. The last row is
         the cache's last logits."""
         total = state.length + len(ids)
-        feeds: dict[str, Any] = {
-            "input_ids": np.array([ids], dtype=np.int64),
-            "attention_mask": np.ones((1, total), dtype=np.int64),
-            "position_ids": np.arange(state.length, total, dtype=np.int64)[None, :],
-            **state.past,
-        }
-        if self._keep_rank is not None:
-            feeds[KEEP_INPUT] = np.array([keep] if self._keep_rank else keep, dtype=np.int64)
+        signature = self.signature
+        feeds: dict[str, Any] = {"input_ids": np.array([ids], dtype=np.int64), **state.past}
+        if "attention_mask" in signature.inputs:
+            feeds["attention_mask"] = np.ones((1, total), dtype=np.int64)
+        if "position_ids" in signature.inputs:
+            feeds["position_ids"] = np.arange(state.length, total, dtype=np.int64)[None, :]
+        if signature.keep_input is not None:
+            feeds[signature.keep_input] = np.array(
+                [keep] if signature.keep_rank else keep, dtype=np.int64
+            )
         started = time.perf_counter()
         outputs = dict(zip(self._output_names, self.session.run(None, feeds), strict=True))
         self.run_ms += (time.perf_counter() - started) * 1000
         rows: np.ndarray = outputs["logits"][0, -keep:].astype(np.float32)
         state.logits = rows[-1]
-        state.past = {
-            name.replace("present.", "past_key_values."): value
-            for name, value in outputs.items()
-            if name.startswith("present.")
-        }
+        state.past = {s.input: outputs[s.output] for s in signature.states}
         state.length = total
         state.ids.extend(ids)
         self.forwarded += len(ids)
@@ -279,7 +281,16 @@ class OnnxRuntimeBackend:
         state = self._caches[cache]
         if length >= state.length:
             return
-        state.past = {name: value[:, :, :length] for name, value in state.past.items()}
+        if self.signature.recurrent:  # a state replaced whole: run the kept tokens again
+            kept = state.ids[:length]
+            state.past, state.length, state.ids = self._empty_past(), 0, []
+            if kept:
+                self._run(state, kept, 1)
+        else:
+            state.past = {
+                s.input: state.past[s.input][(slice(None),) * (s.axis or 0) + (slice(0, length),)]
+                for s in self.signature.states
+            }
         state.length = length
         state.ids = state.ids[:length]
         state.logits = None

@@ -21,7 +21,6 @@ from ..engine.runtime import Runtime
 from ..engine.vocabulary import (
     ADVICE_FILE,
     DTYPES,
-    HALF_KV_DTYPES,
     Dtype,
     Sampling,
     model_file,
@@ -141,6 +140,15 @@ def network_failure(error: Exception) -> PromptAPIError | None:
     if getattr(error, "name", None) != "NetworkError":
         return None
     return PromptAPIError("NetworkError", str(getattr(error, "message", error)))
+
+
+def graph_failure(error: Exception) -> PromptAPIError | None:
+    """A graph the runtime cannot load or drive (ort-session.mjs, graph-signature.mjs
+    throw an Error named OperationError, naming the file, input or output) as the
+    page's OperationError; None for any other error."""
+    if getattr(error, "name", None) != "OperationError":
+        return None
+    return operation_error(str(getattr(error, "message", error)))
 
 
 class WebFiles:
@@ -299,13 +307,6 @@ def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
         from js import Object
         from pyodide.ffi import create_proxy, to_js
 
-        try:
-            heads = int(model_config["num_attention_heads"])
-            head_dim = int(model_config.get("head_dim") or model_config["hidden_size"] // heads)
-        except (KeyError, TypeError, ValueError) as error:
-            raise operation_error(
-                f"The model file config.json has no usable attention shape ({error})."
-            ) from None
         progress = create_proxy(on_progress)
         dtype = await files.dtype()
         options = {
@@ -313,15 +314,13 @@ def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
             "file": model_file(cast(Dtype, dtype)),
             "device": device,
             "threads": int(config.get("threads") or 0),
-            "kvHeads": int(model_config.get("num_key_value_heads", heads)),
-            "headDim": head_dim,
-            "kvType": "float16" if dtype in HALF_KV_DTYPES else "float32",
+            "config": model_config,  # KV shapes the graph leaves symbolic
             "onProgress": progress,
         }
         try:
             js_backend = await create_backend(to_js(options, dict_converter=Object.fromEntries))
         except Exception as error:
-            raise network_failure(error) or error from None
+            raise network_failure(error) or graph_failure(error) or error from None
         finally:
             progress.destroy()
         await files.revalidate()  # in the background: a changed file is fetched next load

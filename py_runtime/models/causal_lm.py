@@ -259,6 +259,9 @@ class CausalLM:
                 tools=hf_tools,
                 add_generation_prompt=generate and not prefix,
                 continue_final_message=generate and prefix,
+                # The Prompt API has no reasoning: templates that think by default
+                # (Qwen3) open the answer with an empty thought instead.
+                enable_thinking=False,
             )
         except (ChatTemplateError, ValueError) as error:
             raise operation_error(f"The model's chat template failed: {error}") from None

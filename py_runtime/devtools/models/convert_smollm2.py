@@ -43,7 +43,7 @@ KEEP_INPUT = "num_logits_to_keep"
 
 
 def log(message: str) -> None:
-    print(f"[smollm2] {message}", flush=True)
+    print(f"[{Path(sys.argv[0]).stem.removeprefix('convert_')}] {message}", flush=True)
 
 
 def fetch_gguf(work: Path) -> Path:
@@ -121,7 +121,7 @@ def export_onnx(gguf_path: Path, work: Path, out: Path) -> None:
         shutil.copy(hf / name, out / name)
 
 
-def logits_to_keep(path: Path) -> None:
+def logits_to_keep(path: Path, input_name: str = KEEP_INPUT) -> None:
     """The exported graph computes logits for every input position; a Slice before the
     LM head keeps the last ``num_logits_to_keep`` of them (a new int64 scalar input,
     Transformers' name and convention: 0 keeps all; Transformers.js feeds it when the
@@ -137,7 +137,7 @@ def logits_to_keep(path: Path) -> None:
     graph = model.graph
     (head,) = [node for node in graph.node if "logits" in node.output]
     hidden = head.input[0]
-    graph.input.append(helper.make_tensor_value_info(KEEP_INPUT, TensorProto.INT64, []))
+    graph.input.append(helper.make_tensor_value_info(input_name, TensorProto.INT64, []))
     constants = [
         numpy_helper.from_array(np.array(value, np.int64), name)
         for value, name in (
@@ -148,7 +148,7 @@ def logits_to_keep(path: Path) -> None:
     ]
     graph.initializer.extend(constants)
     nodes = [
-        helper.make_node("Neg", [KEEP_INPUT], ["logits_to_keep/neg"], name="logits_to_keep/Neg"),
+        helper.make_node("Neg", [input_name], ["logits_to_keep/neg"], name="logits_to_keep/Neg"),
         helper.make_node(
             "Unsqueeze",
             ["logits_to_keep/neg", "logits_to_keep/unsqueeze_axes"],
@@ -168,7 +168,7 @@ def logits_to_keep(path: Path) -> None:
         graph.node.insert(at + offset, node)
     (logits,) = [output for output in graph.output if output.name == "logits"]
     logits.type.tensor_type.shape.dim[1].Clear()
-    logits.type.tensor_type.shape.dim[1].dim_param = KEEP_INPUT
+    logits.type.tensor_type.shape.dim[1].dim_param = input_name
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
 
