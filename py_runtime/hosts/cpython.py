@@ -33,6 +33,12 @@ class FolderFiles:
         """A folder on disk still counts as a download, as a page's first load does."""
         return False
 
+    async def read_prepared(self, name: str) -> bytes | None:
+        return None  # nothing is written into a model folder
+
+    async def keep_prepared(self, name: str, data: bytes) -> None:
+        return None
+
 
 def local_model(
     folder: str | Path,

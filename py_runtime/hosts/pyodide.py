@@ -171,6 +171,15 @@ class WebFiles:
         # A missing file is JS null, which Pyodide gives as ``jsnull``, not None.
         return text if isinstance(text, str) else None
 
+    async def read_prepared(self, name: str) -> bytes | None:
+        data = await self._js.prepared(self.base_url + name)
+        return bytes(data.to_py()) if data is not None and hasattr(data, "to_py") else None
+
+    async def keep_prepared(self, name: str, data: bytes) -> None:
+        from pyodide.ffi import to_js
+
+        await self._js.keepPrepared(self.base_url + name, to_js(data))
+
     async def dtype(self) -> str:
         """The dtype to load (the advice is read once, through the cache)."""
         if self._dtype is None:

@@ -53,6 +53,13 @@ class ModelFiles(Protocol):
     async def cached(self) -> bool:
         """Whether every file of the model is already here (nothing to download)."""
 
+    async def read_prepared(self, name: str) -> bytes | None:
+        """What was kept with ``keep_prepared`` for the file ``name`` (None: nothing)."""
+
+    async def keep_prepared(self, name: str, data: bytes) -> None:
+        """Keep ``data``, a form of the file ``name`` slow to rebuild, beside the model
+        (the page's model cache; nowhere, where there is none)."""
+
 
 BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]]
 
@@ -60,6 +67,9 @@ BackendFactory = Callable[[dict[str, Any], ProgressCallback], Awaitable[Backend]
 #: sets ``max_new_tokens``: small models can repeat themselves until the context is full
 #: (implementation-defined; the answer then simply ends there).
 MAX_RESPONSE_TOKENS = 512
+#: A tokenizer.json longer than this (characters) is read through its prepared form
+#: (tokenizer/prepared.py): Qwen's and Gemma's, not SmolLM2's (2 MB).
+PREPARE_FROM = 4_000_000
 
 
 #: The fixed system turn inputs are measured after (templates add a default one otherwise).
@@ -185,7 +195,7 @@ class CausalLM:
                 self.sampling_modes = calibrated_modes(advice.get("samplingModes"))
             except ValueError as error:
                 raise operation_error(f"The model file {ADVICE_FILE} is wrong: {error}.") from None
-            self.tokenizer = self._tokenizer(tokenizer_text)
+            self.tokenizer = await self._tokenizer(tokenizer_text)
             self.template = self._template(tokenizer_config, template_text)
         except BaseException:
             # The backend's own failure, if any, is not the one to report.
@@ -212,16 +222,23 @@ class CausalLM:
             raise operation_error(f"The model's runtime could not start: {error}") from None
         self.backend.use_tokenizer(tokenizer_text or "", sorted(self.eos_ids))
 
-    @staticmethod
-    def _tokenizer(text: str | None) -> Tokenizer:
+    async def _tokenizer(self, text: str | None) -> Tokenizer:
+        """The tokenizer, from its prepared form where the files keep one (a big
+        vocabulary's tokenizer.json takes seconds to read in the page otherwise)."""
         if text is None:
             raise operation_error("The model file tokenizer.json is missing.")
+        blob = (
+            await self.files.read_prepared("tokenizer.json") if len(text) > PREPARE_FROM else None
+        )
         try:
-            return Tokenizer.from_json(text)
+            tokenizer, fresh = Tokenizer.from_json_prepared(text, blob)
         except ValueError as error:
             raise operation_error(
                 f"The model file tokenizer.json cannot be used: {error}."
             ) from None
+        if fresh is not None and len(text) > PREPARE_FROM:
+            await self.files.keep_prepared("tokenizer.json", fresh)
+        return tokenizer
 
     @staticmethod
     def _template(config: dict[str, Any], text: str | None) -> ChatTemplate:

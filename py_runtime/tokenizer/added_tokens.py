@@ -54,23 +54,45 @@ class AddedToken:
 
 
 class AddedMatcher:
-    """Find added tokens in a piece of text, as ``AddedVocabulary::find_matches``."""
+    """Find added tokens in a piece of text, as ``AddedVocabulary::find_matches``:
+    leftmost-longest. A regex finds where a token may start (its first characters);
+    there the longest token that follows is looked up by length. (One alternation of
+    every token compiled for about a second with Gemma's 6,414.)"""
 
     def __init__(self, tokens: dict[str, AddedToken]) -> None:
         self.tokens = tokens
-        # Longest first: an alternation then matches leftmost-longest, like Aho-Corasick.
-        alternatives = sorted((t for t in tokens if t), key=len, reverse=True)
-        self.regex = re.compile("|".join(map(re.escape, alternatives))) if alternatives else None
+        lengths: dict[str, set[int]] = {}
+        for content in tokens:
+            if content:
+                lengths.setdefault(content[0], set()).add(len(content))
+        #: first character -> the lengths of the tokens it starts, longest first
+        self._lengths = {char: sorted(found, reverse=True) for char, found in lengths.items()}
+        firsts = "".join(re.escape(char) for char in sorted(lengths))
+        self._starts = re.compile(f"[{firsts}]") if firsts else None
+
+    def _find(self, text: str, start: int) -> tuple[int, int] | None:
+        """The leftmost-longest token at or after ``start``: its span."""
+        assert self._starts is not None
+        tokens, end = self.tokens, len(text)
+        while (found := self._starts.search(text, start)) is not None:
+            position = found.start()
+            for length in self._lengths[text[position]]:
+                stop = position + length
+                if stop <= end and text[position:stop] in tokens:
+                    return position, stop
+            start = position + 1
+        return None
 
     def split(self, text: str) -> list[tuple[str, int | None]]:
         """(piece, None) for plain text and (content, id) for an added token."""
-        if self.regex is None or not text:
+        if self._starts is None or not text:
             return [(text, None)]
         out: list[tuple[str, int | None]] = []
-        offset = 0
-        for match in self.regex.finditer(text):
-            start, stop = match.span()
-            token = self.tokens[match.group()]
+        offset = search = 0
+        while (span := self._find(text, search)) is not None:
+            start, stop = span
+            search = stop
+            token = self.tokens[text[start:stop]]
             if token.single_word:
                 before = start == 0 or not _is_word_char(text[start - 1])
                 after = stop == len(text) or not _is_word_char(text[stop])
@@ -84,6 +106,7 @@ class AddedMatcher:
             if token.rstrip:
                 while stop < len(text) and _is_space(text[stop]):
                     stop += 1
+            search = stop
             if offset < start:
                 out.append((text[offset:start], None))
             out.append((text[start:stop], token.id))

@@ -8,17 +8,26 @@ in the vocabulary), ``unk_token`` and ``fuse_unk``, ``ignore_merges``,
 from __future__ import annotations
 
 import heapq
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import TokenizerError
 
-__all__ = ["BPE"]
+__all__ = ["BPE", "MergeTable"]
+
+
+class MergeTable(Protocol):
+    """``left * stride + right`` -> ``rank * stride + merged``: a dict, or the prepared
+    form's sorted arrays (prepared.py)."""
+
+    def get(self, key: int, /) -> int | None: ...
 
 
 class BPE:
     """A BPE model: ``tokenize(word)`` gives the ids of one pre-token."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: dict[str, Any], merges: MergeTable | None = None) -> None:
+        """``merges``: the merge table already built (``merge_table``), from a tokenizer's
+        prepared form (prepared.py)."""
         if spec.get("dropout") not in (None, 0, 0.0):
             raise TokenizerError("unsupported BPE option: dropout")
         self.vocab: dict[str, int] = dict(spec["vocab"])
@@ -30,7 +39,9 @@ class BPE:
         self._prefix: str = spec.get("continuing_subword_prefix") or ""
         self._suffix: str = spec.get("end_of_word_suffix") or ""
         self._stride = max(self.vocab.values(), default=0) + 1
-        self._merges = self._build_merges(spec.get("merges", []))
+        self._merges: MergeTable = (
+            merges if merges is not None else self._build_merges(spec.get("merges", []))
+        )
         self._id_to_token: dict[int, str] | None = None  # built on first use
 
     def _build_merges(self, merges: list[Any]) -> dict[int, int]:
@@ -48,6 +59,11 @@ class BPE:
         except (TypeError, ValueError, AttributeError):
             raise TokenizerError("a merge is not a pair of tokens") from None
         return out
+
+    @property
+    def merge_table(self) -> dict[int, int] | None:
+        """The merge table as a dict, for the prepared form (None: read from one)."""
+        return self._merges if isinstance(self._merges, dict) else None
 
     def tokenize(self, word: str) -> list[int]:
         """BPE on one pre-token, as ``tokenizers``' ``Word::merge_all``."""

@@ -15,8 +15,9 @@ import re
 from collections.abc import Iterable
 from typing import Any, cast
 
+from . import prepared
 from .added_tokens import AddedVocabulary
-from .bpe import BPE
+from .bpe import BPE, MergeTable
 from .decoders import DecodeStream, build_decoder
 from .errors import TokenizerError
 from .normalizers import build_normalizer
@@ -39,26 +40,36 @@ def _reason(error: Exception) -> str:
     return str(error)
 
 
-def _build_model(spec: dict[str, Any]) -> BPE | Unigram:
+def _build_model(spec: dict[str, Any], merges: MergeTable | None) -> BPE | Unigram:
     kind = spec.get("type") or ("Unigram" if isinstance(spec.get("vocab"), list) else "BPE")
     if kind == "BPE":
-        return BPE(spec)
+        return BPE(spec, merges)
     if kind == "Unigram":
         return Unigram(spec)
     raise TokenizerError(f"unsupported model: {kind}")
 
 
+def _parse(data: str | bytes) -> dict[str, Any]:
+    """tokenizer.json's text, parsed as ``tokenizers`` parses it (its floats, the Unigram
+    scores, can differ by one unit in the last place from ``json``'s)."""
+    try:
+        return cast(dict[str, Any], json.loads(data, parse_float=serde_float))
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise TokenizerError(f"tokenizer.json is not valid JSON: {error}") from error
+
+
 class Tokenizer:
     """A tokenizer read from a ``tokenizer.json``: ``encode`` and ``decode``."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: dict[str, Any], merges: MergeTable | None = None) -> None:
+        """From a parsed tokenizer.json (``merges``: a BPE's merge table, already built)."""
         part = "top level"  # where a malformed spec is reported
         try:
             if not isinstance(spec, dict):
                 raise TypeError(f"a JSON object is expected, not {type(spec).__name__}")
             model = spec["model"]
             part = "model"
-            self._model = _build_model(model)
+            self._model = _build_model(model, merges)
             part = "normalizer"
             self._normalizer = build_normalizer(spec.get("normalizer"))
             part = "added_tokens"
@@ -84,16 +95,29 @@ class Tokenizer:
     def from_json(cls, data: str | bytes | dict[str, Any]) -> Tokenizer:
         """Build from the content of a ``tokenizer.json`` (text, bytes or parsed).
 
-        Text is parsed as ``tokenizers`` parses it (its floats, the Unigram scores,
-        can differ by one unit in the last place from ``json``'s); an already parsed
-        object is taken as it is. Raises ``TokenizerError`` (a ``ValueError``) for
+        Text is parsed as ``_parse`` says; an already parsed object is taken as it is.
+        Raises ``TokenizerError`` (a ``ValueError``) for
         malformed content or an unsupported component."""
         if not isinstance(data, dict):
-            try:
-                data = cast(dict[str, Any], json.loads(data, parse_float=serde_float))
-            except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
-                raise TokenizerError(f"tokenizer.json is not valid JSON: {error}") from error
+            data = _parse(data)
         return cls(data)
+
+    @classmethod
+    def from_json_prepared(cls, text: str, blob: bytes | None) -> tuple[Tokenizer, bytes | None]:
+        """From a tokenizer.json's text and its prepared form where one was kept
+        (prepared.py: the page keeps it in its model cache); also the prepared form to
+        keep, when there was none or it was made from another text (None otherwise, and
+        for tokenizers without one: Unigram models)."""
+        if blob is not None and (found := prepared.load(text, blob)) is not None:
+            spec, merges = found
+            return cls(spec, merges), None
+        spec = _parse(text)
+        tokenizer = cls(spec)
+        model = tokenizer._model
+        table = model.merge_table if isinstance(model, BPE) else None
+        if table is None or not prepared.contiguous(spec):
+            return tokenizer, None
+        return tokenizer, prepared.dump(text, spec, table)
 
     # --- encoding
 

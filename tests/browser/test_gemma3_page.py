@@ -34,3 +34,10 @@ def test_gemma3_answers_in_the_page_as_under_cpython(page: Page, tmp_path: Path)
     answers = page_answers(page, folder, "fp32", prompts)
     assert answers == cpython_answers(folder, "fp32", prompts)
     assert all(answers)
+    # The tokenizer's prepared form (33 MB of tokenizer.json, read in seconds) is kept
+    # beside the model, for the next load (tokenizer/prepared.py).
+    kept = page.evaluate(
+        """async () => (await (await caches.open('prompt-api-runtime-models')).keys())
+             .map((request) => request.url).filter((url) => url.endsWith('prompt-api-prepared'))"""
+    )
+    assert len(kept) == 1 and "tokenizer.json" in kept[0]

@@ -22,6 +22,8 @@ const PACKED = '.packed';
 const MISSING = 'prompt-api-missing';
 /** The key of the time a folder's files were last revalidated. */
 const CHECKED = 'prompt-api-checked';
+/** The key suffix of a file's prepared form (a tokenizer's: py_runtime/tokenizer/prepared.py). */
+const PREPARED = 'prompt-api-prepared';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const keyFor = (url, marker) => `${url}${url.includes('?') ? '&' : '?'}${marker}`;
@@ -340,6 +342,28 @@ export async function modelText(url) {
 }
 
 /**
+ * The prepared form kept for the file at `url` (keepPrepared), or null. Dropped with
+ * the cache; a form made from another version of the file is the engine's to notice.
+ * @param {string} url
+ * @returns {Promise<Uint8Array | null>}
+ */
+export async function modelPrepared(url) {
+  const cache = await openCache();
+  const blob = cache && await cachedBlob(cache, keyFor(url, PREPARED));
+  return blob ? new Uint8Array(await blob.arrayBuffer()) : null;
+}
+
+/**
+ * Keep `bytes`, a form of the file at `url` slow to rebuild, in the model cache.
+ * @param {string} url
+ * @param {Uint8Array} bytes
+ */
+export async function keepModelPrepared(url, bytes) {
+  const cache = await openCache();
+  if (cache) await store(cache, keyFor(url, PREPARED), bytes, null);
+}
+
+/**
  * The size of the file at `url`, or null when the server does not have it
  * (answered from the cache when it knows; else a HEAD request, a miss remembered).
  * @param {string} url
@@ -429,6 +453,7 @@ export async function listCached() {
     const response = await cache.match(request);
     const size = response?.headers.get(SIZE);
     if (size === null || size === undefined || request.url.endsWith(MISSING)) continue;
+    if (request.url.endsWith(PREPARED)) continue; // not a file of the model
     entries.push({ url: request.url, bytes: Number(size) });
   }
   return entries;

@@ -6,7 +6,8 @@
 
 /* global BUILD */
 import {
-  modelCacheStates, modelText, revalidate, setDownloadTimeout, setRevalidation,
+  keepModelPrepared, modelCacheStates, modelPrepared, modelText, revalidate, setDownloadTimeout,
+  setRevalidation,
 } from './model-cache.mjs';
 
 const base = new URL('.', import.meta.url);
@@ -100,7 +101,9 @@ async function init(text, config) {
     const host = pyodide.pyimport('py_runtime.hosts.pyodide');
     setRevalidation(config.cacheRevalidation);
     setDownloadTimeout(config.downloadTimeout);
-    const files = { text: modelText, states: modelCacheStates, revalidate };
+    const files = {
+      text: modelText, states: modelCacheStates, revalidate, prepared: modelPrepared, keepPrepared: keepModelPrepared,
+    };
     engine = host.start(text, (reply) => self.postMessage(reply), createBackend, files);
     performance.mark('prompt-api:engine-ready');
   } catch (error) {
