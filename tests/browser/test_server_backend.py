@@ -318,3 +318,39 @@ def test_eviction_and_overflow_are_the_runtimes_as_for_local_models(server: str)
     assert any(overflowed), overflowed
     context = client.runtime.session(session).context()
     assert context[0].text() != "Name a fruit.", "the first turn was evicted"
+
+
+def test_the_engine_runs_gemma3_on_its_baseline_cpu_backend(tmp_path: Path) -> None:
+    """The engine is built for any x86-64 CPU: with only its baseline CPU backend (no
+    AVX) beside it, it loads Gemma 3 270M's GGUF and answers; with all of them, it picks
+    one the CPU runs."""
+    import shutil
+
+    assert len(engine.cpu_backends()) > 1
+    baseline = tmp_path / "bin"
+    shutil.copytree(engine.binary().parent, baseline, symlinks=True)
+    for lib in baseline.glob("libggml-cpu-*.so"):
+        if lib.name != engine.BASELINE_BACKEND:
+            lib.unlink()
+    gguf = engine.gemma_gguf()
+    for folder in (baseline, engine.binary().parent):
+        port = engine.free_port()
+        log = tmp_path / f"{folder.name}.log"
+        with log.open("w") as output:
+            line = [str(folder / "llama-server"), "-m", str(gguf), "--port", str(port)]
+            line += ["--host", "127.0.0.1", "-c", "512", "-t", "1"]
+            line += ["-lv", "4"]  # the log names the CPU backend loaded
+            process = subprocess.Popen(line, stdout=output, stderr=subprocess.STDOUT)
+            try:
+                engine.wait_ready(f"http://127.0.0.1:{port}", process)
+                body = {"prompt": "The capital of France is", "n_predict": 8, "temperature": 0}
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{port}/completion", json.dumps(body).encode()
+                )
+                with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310
+                    assert json.load(response)["content"].strip()
+            finally:
+                process.terminate()
+                process.wait(10)
+        loaded = re.findall(r"loaded CPU backend from .*libggml-cpu-(\w+)\.so", log.read_text())
+        assert loaded and (folder != baseline or set(loaded) == {"x64"}), log.read_text()[-2000:]

