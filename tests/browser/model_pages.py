@@ -46,6 +46,26 @@ def page_answers(
     return answers
 
 
+def page_create_error(page: Page, folder: Path) -> str:
+    """What the page's ``LanguageModel.create()`` rejects with, as ``name: message``."""
+    html = f"""<!doctype html><meta charset=utf-8>
+    <script src="/_lm/language-model.js" data-model="/_models/{folder.name}/"
+            data-dtype="fp32"></script><button id=go>go</button>"""
+    with WptHost(DIST, model=str(folder), dtype="fp32") as host:
+        server = host.server_for(folder.parent)
+        server.add_file("/create.html", html.encode())
+        page.goto(f"{server.url}/create.html")
+        page.click("#go")
+        return str(
+            page.evaluate(
+                """async () => {
+                  try { await LanguageModel.create(); return 'created'; }
+                  catch (error) { return `${error.name}: ${error.message}`; }
+                }"""
+            )
+        )
+
+
 def cpython_answers(folder: Path, dtype: str, prompts: list[str]) -> list[str]:
     """The same prompts through the engine and onnxruntime under CPython."""
     from py_runtime.engine.runtime import Runtime

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from model_pages import cpython_answers, page_answers
+from model_pages import cpython_answers, page_answers, page_create_error
 from playwright.sync_api import Page
 
 from py_runtime.devtools import models
@@ -41,3 +41,37 @@ def test_gemma3_answers_in_the_page_as_under_cpython(page: Page, tmp_path: Path)
              .map((request) => request.url).filter((url) => url.endsWith('prompt-api-prepared'))"""
     )
     assert len(kept) == 1 and "tokenizer.json" in kept[0]
+
+
+def test_gemma3_as_one_file_of_1_7_gb_is_an_operation_error_naming_the_fix(
+    page: Page, tmp_path: Path
+) -> None:
+    """Optimum's own export (the LM head stored a second time, 1.74 GB, weights inside
+    the graph) cannot be parsed and loaded in the wasm heap at once: create() says to
+    store the weights as external data, and the page goes on."""
+    import onnx
+    from onnx import numpy_helper
+
+    folder = tmp_path / "gemma3-one-file"
+    (folder / "onnx").mkdir(parents=True)
+    for name in (
+        "config.json",
+        "generation_config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+    ):
+        (folder / name).write_bytes((FOLDER / name).read_bytes())
+    model = onnx.load(str(FOLDER / "onnx" / "model.onnx"))
+    (tie,) = [n for n in model.graph.node if n.op_type == "Transpose" and "embed" in n.input[0]]
+    (embed,) = [i for i in model.graph.initializer if i.name == tie.input[0]]
+    head = numpy_helper.to_array(embed).T.copy()
+    model.graph.initializer.append(numpy_helper.from_array(head, tie.output[0]))
+    model.graph.node.remove(tie)
+    onnx.save(model, str(folder / "onnx" / "model.onnx"))
+    del model, head
+    try:
+        error = page_create_error(page, folder)
+    finally:
+        (folder / "onnx" / "model.onnx").unlink()
+    assert error.startswith("OperationError: ") and "external data" in error, error
+    assert page.evaluate("typeof LanguageModel.create") == "function"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from model_pages import cpython_answers, page_answers
+from model_pages import cpython_answers, page_answers, page_create_error
 from playwright.sync_api import Page
 
 from py_runtime.devtools import models
@@ -35,3 +35,26 @@ def test_family_answers_in_the_page_as_under_cpython(page: Page, family: str) ->
     answers = page_answers(page, folder, "fp32", PROMPTS)
     assert answers == cpython_answers(folder, "fp32", PROMPTS)
     assert all(answers)
+
+
+def test_a_graph_with_an_input_the_runtime_cannot_feed_is_an_operation_error(
+    page: Page, tmp_path: Path
+) -> None:
+    """The fixture's graph given one more input (as a vision model's): create() rejects
+    with an OperationError naming it, not an internal error."""
+    import shutil
+
+    import onnx
+    from onnx import TensorProto, helper
+
+    folder = tmp_path / "fixture-extra-input"
+    shutil.copytree(REPO_ROOT / "tests" / "fixtures" / "tiny-qwen2-toolcall", folder)
+    for extra in (folder / "onnx").iterdir():
+        if extra.name != "model.onnx":
+            extra.unlink()
+    model = onnx.load(str(folder / "onnx" / "model.onnx"))
+    pixels = helper.make_tensor_value_info("pixel_values", TensorProto.FLOAT, ["batch", 3])
+    model.graph.input.append(pixels)
+    onnx.save(model, str(folder / "onnx" / "model.onnx"))
+    error = page_create_error(page, folder)
+    assert error.startswith("OperationError: ") and "'pixel_values'" in error, error
