@@ -242,3 +242,28 @@ def test_page_error_is_one_line_with_its_name(tmp_path: Path) -> None:
     line = one_line_error(cli("prompt", "--model", str(broken), "--dtype", "q4", "Hi"), status=1)
     assert re.match(r"error: \w+Error: ", line), line
     assert "the console has the details" not in line  # its detail is shown instead
+
+
+def test_gemma3_answers_on_the_command_line_as_transformers_does(tmp_path: Path) -> None:
+    """Gemma 3 270M (``models prepare gemma3-270m``) through the CLI, which runs it in the
+    page: its greedy answer's first 12 tokens are transformers' (expected.json)."""
+    from py_runtime.devtools import models
+    from py_runtime.tokenizer import Tokenizer
+
+    folder = models.folder("gemma3-270m")
+    if not (folder / "expected.json").is_file():
+        pytest.skip("Gemma 3 270M is missing: python -m py_runtime models prepare gemma3-270m")
+    (case, *_) = json.loads((folder / "expected.json").read_text())
+    copy = models.capped_copy(folder, tmp_path / "gemma3-270m", len(case["answer_ids"]))
+    args = [
+        "--model",
+        str(copy),
+        "--dtype",
+        "fp32",
+        "--sampling-mode",
+        "most-predictable",
+        "--json",
+    ]
+    result = json.loads(succeeded(cli("prompt", *args, case["prompt"])))
+    tokenizer = Tokenizer.from_json((folder / "tokenizer.json").read_text())
+    assert result["text"] == tokenizer.decode([i for i in case["answer_ids"] if i not in (1, 106)])
