@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-from ..engine.vocabulary import DTYPES, Dtype, model_file
+from ..engine.vocabulary import ADVICE_FILE, DTYPES, Dtype, model_file
 from . import models
 
 #: What a model folder must hold (besides ``onnx/model{suffix}.onnx`` for the dtype).
@@ -29,10 +29,19 @@ class UsageError(Exception):
     """A bad argument, file or folder: one line, exit status 2."""
 
 
-def effective_dtype(args: argparse.Namespace) -> Dtype:
-    """The dtype the runtime will load: ``--dtype``, the named model's, else its default."""
+def effective_dtype(args: argparse.Namespace, folder: Path | None = None) -> Dtype:
+    """The dtype the runtime will load: ``--dtype``, the named model's, the one the
+    model ``folder``'s advice names for the device (``prompt_api.json``, as the page
+    reads it), else the runtime's default."""
+    device = args.device or "wasm"
     dtype = args.dtype or models.default_dtype(args.model)
-    return cast(Dtype, dtype or ("fp32" if args.device == "webgpu" else "q8"))
+    if dtype is None and folder is not None and (folder / ADVICE_FILE).is_file():
+        try:
+            advised = json.loads((folder / ADVICE_FILE).read_text())["defaultDtype"][device]
+        except (ValueError, KeyError, TypeError, OSError):
+            advised = None
+        dtype = advised if advised in DTYPES else None
+    return cast(Dtype, dtype or ("fp32" if device == "webgpu" else "q8"))
 
 
 def is_url(model: str) -> bool:
@@ -66,7 +75,7 @@ def model_attributes(args: argparse.Namespace) -> tuple[dict[str, str], dict[str
     dtype = args.dtype or models.default_dtype(args.model)
     model = models.resolve(args.model) or "echo"
     if model != "echo" and not is_url(model) and not model.startswith("openai:"):
-        check_model_folder(args.model, Path(model), effective_dtype(args))
+        check_model_folder(args.model, Path(model), effective_dtype(args, Path(model)))
         folder = Path(model).resolve()
         mounts[f"/_models/{folder.name}/"] = folder
         model = f"/_models/{folder.name}/"
