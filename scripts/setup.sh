@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything on a fresh Debian-like machine and build dist/.
-# `--main`: only what the main job (`python -m py_runtime prompt`) needs: no llama.cpp
-# server (the server backend's tests build it, about 9 min on 2 cores).
+# `--main`: only what the main job (`python -m py_runtime prompt`) needs: no test-only
+# models (Gemma 3 270M, the family models) and no llama.cpp
+# server (the server backend's tests build it, about 21 min on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAIN_ONLY=0
