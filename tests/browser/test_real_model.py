@@ -225,3 +225,34 @@ def test_page_and_cpython_give_the_same_constrained_answers(page: Page, dtype: s
         "Hello! How can I help you today?",
         "The capital of France is Paris.",
     ]
+
+
+@pytest.mark.parametrize("jspi", ["auto", "off"])
+def test_webgpu_reads_external_data_and_answers_as_cpython(
+    browser_type: BrowserType, tmp_path: Path, jspi: str
+) -> None:
+    """On WebGPU, ORT's JSPI build (where the browser has JSPI) reads a model's external
+    data from a Blob of its cached copy, as on wasm; without JSPI the asyncify build gets
+    the bytes. Either way the fixture, its weights as external data, answers as CPython."""
+    import onnx
+
+    folder = tmp_path / "fixture-external"
+    shutil.copytree(FIXTURE, folder)
+    for extra in (folder / "onnx").iterdir():
+        if extra.name != "model.onnx":
+            extra.unlink()
+    graph = onnx.load(str(folder / "onnx" / "model.onnx"))
+    onnx.save(graph, str(folder / "onnx" / "model.onnx"), save_as_external_data=True,
+              location="model.onnx_data", size_threshold=0)  # fmt: skip
+    browser = browser_type.launch(**launch_args(WEBGPU_ARGS))
+    try:
+        page = browser.new_page()
+        fetched: list[str] = []
+        page.on("request", lambda request: fetched.append(request.url.rsplit("/", 1)[-1]))
+        attributes = f'data-device="webgpu" data-jspi="{jspi}"'
+        answers = page_answers(page, folder, "fp32", PROMPTS[:2], attributes)
+    finally:
+        browser.close()
+    assert answers == cpython_answers(folder, "fp32", PROMPTS[:2])
+    build = "ort.jspi.min.mjs" if jspi == "auto" else "ort.webgpu.min.mjs"
+    assert build in fetched and "model.onnx_data" in fetched
