@@ -21,9 +21,9 @@ let streaming = false;
 /**
  * ONNX Runtime Web for `device` ('wasm' or 'webgpu'), started once per worker with
  * `threads` wasm threads (0: every core; 1 where SharedArrayBuffer is unavailable).
- * On wasm, where the browser has JSPI (`WebAssembly.Suspending`) and `jspi` is not
- * 'off', it is the JSPI build, which reads a model's external data from a Blob, range
- * by range, as it loads each weight (docs/performance.md).
+ * Where the browser has JSPI (`WebAssembly.Suspending`) and `jspi` is not 'off', it
+ * is the JSPI build (wasm and WebGPU), which reads a model's external data from a Blob,
+ * range by range, as it loads each weight (docs/performance.md).
  */
 export function startOrt({ device, threads, jspi = 'auto' }) {
   if (runtime) return runtime;
