@@ -46,11 +46,12 @@ def page_answers(
     return answers
 
 
-def page_create_error(page: Page, folder: Path) -> str:
-    """What the page's ``LanguageModel.create()`` rejects with, as ``name: message``."""
+def page_create_error(page: Page, folder: Path, attributes: str = "") -> str:
+    """What the page's ``LanguageModel.create()`` rejects with, as ``name: message``
+    (``created`` if it does not)."""
     html = f"""<!doctype html><meta charset=utf-8>
     <script src="/_lm/language-model.js" data-model="/_models/{folder.name}/"
-            data-dtype="fp32"></script><button id=go>go</button>"""
+            data-dtype="fp32" {attributes}></script><button id=go>go</button>"""
     with WptHost(DIST, model=str(folder), dtype="fp32") as host:
         server = host.server_for(folder.parent)
         server.add_file("/create.html", html.encode())

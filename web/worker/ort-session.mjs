@@ -3,6 +3,7 @@
 // read back as float32, and the errors after which the runtime cannot be trusted.
 
 import { modelBlob, modelBytes, modelFileSize } from './model-cache.mjs';
+import { splitWeights } from './onnx-split.mjs';
 
 // Bundled into dist/worker.mjs: the ORT files are in dist/ort/.
 const base = new URL('./', import.meta.url);
@@ -15,6 +16,8 @@ const WARM_UP_MODEL = Uint8Array.from(atob(
 ), (c) => c.charCodeAt(0));
 
 let runtime = null;
+/** Bytes from which a graph with its weights inside is split (JSPI only; onnx-split.mjs). */
+const SPLIT_FROM = 256 * 2 ** 20;
 /** Whether the runtime started is ORT's JSPI build (external data read from Blobs). */
 let streaming = false;
 
@@ -70,9 +73,20 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
     if (dataSize === null) return null;
     return (streaming ? modelBlob : modelBytes)(`${url}_data`, track(1));
   };
-  const [ort, model, weights] = await Promise.all([ortReady, modelBytes(url, track(0)), data()]);
+  const name = file.split('/').pop();
+  // A big graph with its weights inside, where ORT reads Blobs: the graph alone, its
+  // weights read from the cached file itself as external data (./onnx-split.mjs).
+  const oneFile = streaming && dataSize === null && (await modelFileSize(url) ?? 0) > SPLIT_FROM;
+  const graph = async () => {
+    if (!oneFile) return { model: await modelBytes(url, track(0)), inside: null };
+    const stored = await modelBlob(url, track(0));
+    const blob = stored instanceof Blob ? stored : new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (stored)]);
+    return { model: await splitWeights(blob, name), inside: blob };
+  };
+  const [ort, { model, inside }, weights] = await Promise.all([ortReady, graph(), data()]);
   performance.mark('prompt-api:session-files');
-  const externalData = weights ? [{ path: `${file.split('/').pop()}_data`, data: weights }] : [];
+  const externalData = weights ? [{ path: `${name}_data`, data: weights }]
+    : inside ? [{ path: name, data: inside }] : [];
   const session = await ort.InferenceSession.create(model, {
     executionProviders: [device],
     externalData,
@@ -84,7 +98,7 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
     ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
   }).catch((error) => {
     stopIfFatal(error);
-    throw loadError(file, error, weights === null);
+    throw loadError(file, error, weights === null && inside === null);
   });
   performance.mark('prompt-api:session-created');
   return { ort, session };
