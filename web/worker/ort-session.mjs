@@ -76,10 +76,13 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
   const name = file.split('/').pop();
   // A big graph with its weights inside, where ORT reads Blobs: the graph alone, its
   // weights read from the cached file itself as external data (./onnx-split.mjs).
-  const oneFile = streaming && dataSize === null && (await modelFileSize(url) ?? 0) > SPLIT_FROM;
   const graph = async () => {
-    if (!oneFile) return { model: await modelBytes(url, track(0)), inside: null };
-    const stored = await modelBlob(url, track(0));
+    if (!streaming || dataSize !== null) return { model: await modelBytes(url, track(0)), inside: null };
+    const stored = await modelBlob(url, track(0)); // bytes where the cache refused it
+    const size = stored instanceof Blob ? stored.size : stored.byteLength;
+    if (size <= SPLIT_FROM) {
+      return { model: stored instanceof Blob ? new Uint8Array(await stored.arrayBuffer()) : stored, inside: null };
+    }
     const blob = stored instanceof Blob ? stored : new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (stored)]);
     return { model: await splitWeights(blob, name), inside: blob };
   };
