@@ -9,19 +9,15 @@ answers at those 12 tokens. Skipped without the prepared model.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from test_model_families import assert_answers_as_transformers
 from test_tokenizer import TEXTS
 from tokenizers import Tokenizer as Reference
 
 from py_runtime.devtools import models
-from py_runtime.engine.runtime import Runtime
-from py_runtime.hosts.cpython import local_model
-from py_runtime.hosts.onnxruntime_backend import OnnxRuntimeBackend
 from py_runtime.tokenizer import Tokenizer
 
 pytest.importorskip("onnxruntime")
@@ -39,32 +35,7 @@ def gemma(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_gemma3_answers_as_transformers_does(gemma: Path) -> None:
-    async def run(prompt: str) -> tuple[str, list[int]]:
-        model = local_model(gemma)
-        runtime = Runtime(model)  # type: ignore[arg-type]
-        info = await runtime.create(
-            {"samplingMode": "most-predictable"}, True, lambda _: None, lambda: False
-        )
-        chunks: list[dict[str, Any]] = []
-
-        async def keep(_: object) -> bool:
-            return True
-
-        await runtime.prompt(
-            info["session"], prompt, None, False, chunks.append, keep, lambda: False
-        )
-        assert isinstance(model.backend, OnnxRuntimeBackend)
-        (ids,) = [c.ids for c in model.backend._caches.values() if c.ids]
-        return "".join(c["text"] for c in chunks if c["kind"] == "text"), ids
-
-    tokenizer = Tokenizer.from_json((gemma / "tokenizer.json").read_text())
-    for case in json.loads((gemma / "expected.json").read_text()):
-        text, ids = asyncio.run(run(case["prompt"]))
-        prompt_ids, answer_ids = case["prompt_ids"], case["answer_ids"]
-        assert ids[: len(prompt_ids)] == prompt_ids, "the rendered prompt differs"
-        ran = ids[len(prompt_ids) :]
-        assert ran == answer_ids[: len(ran)] and len(ran) >= len(answer_ids) - 1
-        assert text == tokenizer.decode([i for i in answer_ids if i not in (1, 106)])
+    assert_answers_as_transformers(gemma)
 
 
 def test_gemma3_tokenizer_encodes_as_tokenizers_does(gemma: Path) -> None:

@@ -55,11 +55,11 @@ async def answer(folder: Path, prompt: str) -> tuple[str, list[int]]:
     return "".join(c["text"] for c in chunks if c["kind"] == "text"), ids
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_family_answers_as_transformers_does(name: str) -> None:
+def assert_answers_as_transformers(folder: Path) -> None:
+    """The engine's greedy answers to ``expected.json``'s prompts are transformers' ids,
+    token for token, and their text is those ids decoded by ``tokenizers``."""
     from tokenizers import Tokenizer
 
-    folder = family(name)
     reference = Tokenizer.from_file(str(folder / "tokenizer.json"))
     eos = json.loads((folder / "generation_config.json").read_text())["eos_token_id"]
     for case in json.loads((folder / "expected.json").read_text()):
@@ -71,6 +71,11 @@ def test_family_answers_as_transformers_does(name: str) -> None:
         assert ran == answer_ids[: len(ran)] and len(ran) >= len(answer_ids) - 1
         words = [i for i in answer_ids if i not in eos]
         assert text == reference.decode(words, skip_special_tokens=False)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_family_answers_as_transformers_does(name: str) -> None:
+    assert_answers_as_transformers(family(name))
 
 
 def backend(name: str) -> OnnxRuntimeBackend:
