@@ -7,6 +7,7 @@ CPython's onnxruntime for every shipped dtype, and run the README's main job.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -170,3 +171,49 @@ def test_smollm2_answers_through_the_extension(playwright: Playwright) -> None:
             )
     assert answer == cpython_answers(FOLDER, dtype, PROMPTS[:1])[0]
     assert "Paris" in answer
+
+
+LONG_DECODE = """async () => {
+  const session = await LanguageModel.create({samplingMode: 'most-predictable'});
+  await session.prompt('hi');
+  const before = await window.rss();
+  let most = before, chunks = 0;
+  await session.append('the quick brown fox jumps over the lazy dog and runs away '.repeat(100));
+  for await (const chunk of session.promptStreaming('Write a long story about a dragon.')) {
+    if (++chunks % 16 === 0) most = Math.max(most, await window.rss());
+  }
+  return [before, most, chunks];
+}"""
+
+
+def test_a_long_context_decode_does_not_pile_up_replaced_kv_caches(playwright: Playwright) -> None:
+    """Every pass replaces the KV caches (30 layers x 2 tensors, near 1 MiB each on a
+    context of 1,000 positions): the replaced tensors' bytes are given back at once,
+    not left to a garbage collection (the page's resident memory grew by hundreds of
+    MiB over one long answer)."""
+    from py_runtime.devtools.browser import launch_args
+    from py_runtime.devtools.memory import chromium_browsers, page_rss_mib
+    from py_runtime.devtools.server import StaticServer
+
+    page_html = b"""<!doctype html><meta charset=utf-8>
+<script src="/_lm/language-model.js" data-model="/model/" data-dtype="fp32"></script>"""
+    before = chromium_browsers()
+    browser = playwright.chromium.launch(**launch_args())
+    try:
+        (pid,) = chromium_browsers() - before
+        with StaticServer({"/_lm/": DIST, "/model/": FOLDER}, {"/index.html": page_html}) as site:
+            page = browser.new_page()
+            page.expose_function("rss", lambda: page_rss_mib(pid))
+            page.goto(f"{site.url}/index.html")
+            settled, most, chunks = page.evaluate(LONG_DECODE, None)
+    finally:
+        browser.close()
+    config = json.loads((FOLDER / "config.json").read_text())
+    heads, layers = config["num_key_value_heads"], config["num_hidden_layers"]
+    head_size = config["hidden_size"] // config["num_attention_heads"]
+    # The KV caches at the answer's end (about 1,750 positions): 81 MiB. They are in
+    # JS memory, and copied into ONNX Runtime's wasm memory and back on each pass.
+    kv = layers * 2 * heads * head_size * 4 * 1750 / 2**20
+    print(f"resident {settled:.0f} -> at most {most:.0f} MiB ({chunks} chunks, KV {kv:.0f} MiB)")
+    assert chunks > 200, "a long answer"
+    assert most - settled < 4 * kv, f"the page grew from {settled:.0f} to {most:.0f} MiB"

@@ -14,6 +14,23 @@ export { startOrt } from './ort-session.mjs';
 // Bundled into dist/worker.mjs: XGrammar's files are in dist/xgrammar/.
 const base = new URL('./', import.meta.url);
 
+/**
+ * Dispose of `tensor` and give back its bytes now where they are in JS memory: a KV
+ * cache's tensors are replaced on every pass, and each replaced ArrayBuffer (MiBs on a
+ * long context) would otherwise wait for a garbage collection, hundreds of MiB of them
+ * (docs/performance.md). ArrayBuffer.prototype.transfer(0) detaches the buffer, which
+ * frees its store. Only for tensors whose buffer nothing else views.
+ * @param {any} tensor
+ */
+function free(tensor) {
+  const data = tensor.location === 'cpu' ? tensor.data : null;
+  tensor.dispose?.();
+  const buffer = data?.buffer;
+  if (buffer instanceof ArrayBuffer && typeof (/** @type {any} */ (buffer)).transfer === 'function') {
+    /** @type {any} */ (buffer).transfer(0);
+  }
+}
+
 /** Positions per forward pass of a long input (see OrtBackend.forward). */
 const PREFILL_CHUNK = 128;
 /** The most draft tokens one speculate() runs (it keeps their logits: k x vocabulary). */
@@ -165,7 +182,7 @@ export class OrtBackend {
     cache.keep = null;
     if (this.#signature.recurrent) {
       const ids = cache.ids.slice(0, keep);
-      for (const tensor of Object.values(cache.past)) tensor.dispose?.();
+      for (const tensor of Object.values(cache.past)) free(tensor);
       Object.assign(cache, { past: this.#emptyPast(), length: 0, ids: [] });
       for (let start = 0; start < ids.length; start += PREFILL_CHUNK) {
         await this.#forwardChunk(cache, ids.slice(start, start + PREFILL_CHUNK));
@@ -183,7 +200,7 @@ export class OrtBackend {
       for (let o = 0; o < outer; o++) {
         kept.set(data.subarray(o * length * inner, (o * length + keep) * inner), o * keep * inner);
       }
-      tensor.dispose?.();
+      free(tensor);
       cache.past[input] = new this.#ort.Tensor(tensor.type, kept, dims.map((d, i) => (i === axis ? keep : d)));
     }
     cache.length = keep;
@@ -253,12 +270,12 @@ export class OrtBackend {
     const logits = outputs.logits;
     const rows = lastRows(this.#webgpu ? { dims: logits.dims, data: await logits.getData() } : logits, keep);
     cache.logits = rows.at(-1);
-    logits.dispose?.();
-    for (const tensor of Object.values(cache.past)) tensor.dispose?.();
+    free(logits);
+    for (const tensor of Object.values(cache.past)) free(tensor);
     cache.past = {};
     for (const { input, output } of states) cache.past[input] = outputs[output];
     const kept = new Set(['logits', ...states.map((s) => s.output)]);
-    for (const [name, tensor] of Object.entries(outputs)) if (!kept.has(name)) tensor.dispose?.();
+    for (const [name, tensor] of Object.entries(outputs)) if (!kept.has(name)) free(tensor);
     cache.length = total;
     for (const id of ids) cache.ids.push(id);
     this.forwarded += count;
@@ -442,7 +459,7 @@ export class OrtBackend {
   #release(handle) {
     const cache = this.#caches.get(handle);
     cache?.matcher?.dispose();
-    for (const tensor of Object.values(cache?.past ?? {})) tensor.dispose?.();
+    for (const tensor of Object.values(cache?.past ?? {})) free(tensor);
     this.#caches.delete(handle);
   }
 }
