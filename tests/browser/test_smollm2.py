@@ -23,6 +23,9 @@ from model_pages import (
 from playwright.sync_api import Page, Playwright
 
 from py_runtime.devtools import models
+from py_runtime.devtools.browser import launch_args
+from py_runtime.devtools.memory import chromium_browsers, page_rss_mib
+from py_runtime.devtools.server import StaticServer
 from py_runtime.devtools.wpt import run_wpt_file
 from py_runtime.devtools.wpt_host import WptHost
 
@@ -150,7 +153,6 @@ def test_smollm2_answers_through_the_extension(playwright: Playwright) -> None:
     """The extension's engine (offscreen document, cross-origin isolated) runs SmolLM2
     for a page that loads nothing of ours, and answers as CPython does."""
     from py_runtime.devtools.extension import DEFAULT_EXTENSION, extension_browser
-    from py_runtime.devtools.server import StaticServer
 
     if not (DEFAULT_EXTENSION / "manifest.json").is_file():
         pytest.skip("dist/extension is missing: build dist/")
@@ -191,10 +193,6 @@ def test_a_long_context_decode_does_not_pile_up_replaced_kv_caches(playwright: P
     context of 1,000 positions): the replaced tensors' bytes are given back at once,
     not left to a garbage collection (the page's resident memory grew by hundreds of
     MiB over one long answer)."""
-    from py_runtime.devtools.browser import launch_args
-    from py_runtime.devtools.memory import chromium_browsers, page_rss_mib
-    from py_runtime.devtools.server import StaticServer
-
     page_html = b"""<!doctype html><meta charset=utf-8>
 <script src="/_lm/language-model.js" data-model="/model/" data-dtype="fp32"></script>"""
     before = chromium_browsers()
@@ -211,7 +209,7 @@ def test_a_long_context_decode_does_not_pile_up_replaced_kv_caches(playwright: P
     config = json.loads((FOLDER / "config.json").read_text())
     heads, layers = config["num_key_value_heads"], config["num_hidden_layers"]
     head_size = config["hidden_size"] // config["num_attention_heads"]
-    # The KV caches at the answer's end (about 1,750 positions): 81 MiB. They are in
+    # The KV caches at the answer's end (about 1,750 positions): 77 MiB. They are in
     # JS memory, and copied into ONNX Runtime's wasm memory and back on each pass.
     kv = layers * 2 * heads * head_size * 4 * 1750 / 2**20
     print(f"resident {settled:.0f} -> at most {most:.0f} MiB ({chunks} chunks, KV {kv:.0f} MiB)")
