@@ -11,9 +11,13 @@ token. Skipped without the prepared models.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import datetime
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -23,6 +27,7 @@ from py_runtime.engine.runtime import Runtime
 from py_runtime.hosts.cpython import local_model
 from py_runtime.hosts.graph_signature import read_signature
 from py_runtime.hosts.onnxruntime_backend import OnnxRuntimeBackend
+from py_runtime.models import chat_template
 
 pytest.importorskip("onnxruntime")
 ROOT = models.folder("families")
@@ -55,6 +60,23 @@ async def answer(folder: Path, prompt: str) -> tuple[str, list[int]]:
     return "".join(c["text"] for c in chunks if c["kind"] == "text"), ids
 
 
+@contextlib.contextmanager
+def on_day(day: str | None) -> Iterator[None]:
+    """Chat templates' ``strftime_now`` reads ``day`` (the day transformers rendered the
+    expected prompt on), not today; the clock as it is where ``day`` is None."""
+    if day is None:
+        yield
+        return
+
+    class Clock(datetime.datetime):
+        @classmethod
+        def now(cls, tz: datetime.tzinfo | None = None) -> Clock:
+            return cls.fromisoformat(day)
+
+    with mock.patch.object(chat_template, "datetime", Clock):
+        yield
+
+
 def assert_answers_as_transformers(folder: Path) -> None:
     """The engine's greedy answers to ``expected.json``'s prompts are transformers' ids,
     token for token, and their text is those ids decoded by ``tokenizers``."""
@@ -63,7 +85,8 @@ def assert_answers_as_transformers(folder: Path) -> None:
     reference = Tokenizer.from_file(str(folder / "tokenizer.json"))
     eos = json.loads((folder / "generation_config.json").read_text())["eos_token_id"]
     for case in json.loads((folder / "expected.json").read_text()):
-        text, ids = asyncio.run(answer(folder, case["prompt"]))
+        with on_day(case.get("rendered_on")):
+            text, ids = asyncio.run(answer(folder, case["prompt"]))
         prompt_ids, answer_ids = case["prompt_ids"], case["answer_ids"]
         assert ids[: len(prompt_ids)] == prompt_ids, "the rendered prompt differs"
         ran = ids[len(prompt_ids) :]

@@ -17,8 +17,9 @@ family's own special tokens and a chat template in the family's form), and
   GroupQueryAttention (a Qwen2), and LFM2 (convolution states beside the KV cache).
 
 ``expected.json`` holds, for each prompt of ``PROMPTS``, the ids transformers renders
-(``apply_chat_template``) and its greedy answer's ids (``generate``, PyTorch, float32):
-the runtime must give both, token for token.
+(``apply_chat_template``), the day it rendered them on (Llama 3.2's template prints
+it), and its greedy answer's ids (``generate``, PyTorch, float32): the runtime must give
+both, token for token.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import json
 import shutil
 import sys
 import tempfile
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -297,16 +299,26 @@ def expected_answers(model: Any, hf: Path) -> list[dict[str, Any]]:
     tokenizer = AutoTokenizer.from_pretrained(hf)
     cases = []
     for prompt in PROMPTS:
-        ids = tokenizer.apply_chat_template(
-            [{"role": "user", "content": prompt}],
-            add_generation_prompt=True,
-            tokenize=True,
-            enable_thinking=False,
-        )
+        # A template may print today's date (strftime_now): keep the day it rendered on,
+        # rendering again if midnight passed in between.
+        day, ids = None, []
+        while day != date.today().isoformat():
+            day = date.today().isoformat()
+            ids = tokenizer.apply_chat_template(
+                [{"role": "user", "content": prompt}],
+                add_generation_prompt=True,
+                tokenize=True,
+                enable_thinking=False,
+            )
         with torch.no_grad():
             out = model.generate(torch.tensor([ids]), generation_config=model.generation_config)
         cases.append(
-            {"prompt": prompt, "prompt_ids": list(ids), "answer_ids": out[0, len(ids) :].tolist()}
+            {
+                "prompt": prompt,
+                "rendered_on": day,
+                "prompt_ids": list(ids),
+                "answer_ids": out[0, len(ids) :].tolist(),
+            }
         )
     return cases
 
