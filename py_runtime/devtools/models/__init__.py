@@ -104,7 +104,7 @@ SAMPLING_ADVICE: dict[str, dict[str, dict[str, Any]]] = {
 #: 3: fp32's weights as external data; 2: the
 #: graph takes ``num_logits_to_keep``, for jump-forward's verification; 1 kept the last
 #: position's logits only).
-CONVERSIONS = {"smollm2": 4, "gemma3-270m": 1, "families": 2}
+CONVERSIONS = {"smollm2": 5, "gemma3-270m": 1, "families": 2}
 CONVERSION_FILE = "conversion.json"
 
 
