@@ -99,7 +99,7 @@ class Answer:
     seconds: float
     error: str = ""
     tokens: int = 0
-    #: The runtime's choice before the answer (CPython): {tool, margin}.
+    #: The runtime's choice before the answer (CPython): {tool, margin, grounded}.
     choice: dict[str, Any] | None = None
 
 
@@ -131,14 +131,22 @@ class CPythonHost:
     name = "cpython (onnxruntime + llguidance)"
 
     def __init__(
-        self, folder: Path, dtype: str, threads: int, cap: int | None, threshold: str | None
+        self,
+        folder: Path,
+        dtype: str,
+        threads: int,
+        cap: int | None,
+        thresholds: tuple[str | None, str | None],
     ) -> None:
         from bench.constraint_hosts import LoadedRuntime
 
         self.loaded = LoadedRuntime(folder, dtype, threads, cap)
         self.model = self.loaded.model
+        threshold, grounded = thresholds
         if threshold is not None:
             self.model.tool_threshold = None if threshold == "off" else float(threshold)
+        if grounded is not None:
+            self.model.grounded_threshold = float(grounded)
         self.load_seconds = self.loaded.load_seconds
         self.options = {**GREEDY_TOOLS, "tools": wire_tools()}
 
@@ -293,7 +301,9 @@ def progress_line(row: Row) -> str:
     )
     got = got or f"text {row.answer.text[:60]!r}"
     if row.answer.choice:
-        got += f" [chose {row.answer.choice['tool']}, margin {row.answer.choice['margin']:.2f}]"
+        choice = row.answer.choice
+        grounded = {True: ", grounded", False: ", not grounded"}.get(choice["grounded"], "")
+        got += f" [chose {choice['tool']}, margin {choice['margin']:.2f}{grounded}]"
     if row.answer.error:
         got = row.answer.error
     return f"{mark} [{want}] {row.request.text!r} -> {got} ({row.answer.seconds:.1f} s)"
@@ -329,6 +339,11 @@ def main() -> int:
         help="CPython: the margin at which the runtime opens a call (a number, inf, -inf; "
         "off: no choice made); default the runtime's",
     )
+    parser.add_argument(
+        "--grounded-threshold",
+        help="CPython: the margin at which it opens a call whose arguments all come from "
+        "the request (a number, inf); default the runtime's",
+    )
     parser.add_argument("--json", type=Path, help="write every answer here")
     args = parser.parse_args()
     from py_runtime.devtools import models
@@ -342,7 +357,13 @@ def main() -> int:
         return 2
     tokenizer = Tokenizer.from_json((folder / "tokenizer.json").read_text())
     host: Host = (
-        CPythonHost(folder, dtype, args.threads, args.max_tokens, args.tool_threshold)
+        CPythonHost(
+            folder,
+            dtype,
+            args.threads,
+            args.max_tokens,
+            (args.tool_threshold, args.grounded_threshold),
+        )
         if args.host == "cpython"
         else PageHost(folder, dtype, args.max_tokens)
     )

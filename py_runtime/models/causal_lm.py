@@ -41,7 +41,7 @@ from .generation import CausalLMState
 from .hf_messages import messages_to_hf, tool_declarations_to_hf
 from .prompted_tools import with_prompted_tools
 from .speed import measure_speed
-from .tool_choice import KEPT_BASELINES, THRESHOLD, ToolChoice, name_scores
+from .tool_choice import GROUNDED_THRESHOLD, KEPT_BASELINES, THRESHOLD, ToolChoice, name_scores
 
 
 class ModelFiles(Protocol):
@@ -124,6 +124,7 @@ class CausalLM:
         #: The calibrated margin at which the runtime opens a call for a model told of
         #: its tools in the prompt (tool_choice.py); None: the model's own choice only.
         self.tool_threshold: float | None = THRESHOLD
+        self.grounded_threshold = GROUNDED_THRESHOLD
         #: The runtime's tool choices, in order (benchmarks).
         self.tool_choices: list[ToolChoice] = []
         #: Calibrations by the content-free conversation's text (tool_choice.py).

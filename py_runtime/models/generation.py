@@ -8,6 +8,7 @@ the decoded text is split into text and tool calls.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import string
 from collections.abc import AsyncIterator, Sequence
@@ -26,6 +27,7 @@ from ..tool_calls import ParsedCall, ToolCallParser, make_parser
 from ..tool_calls.grammar import call_openings, tool_call_grammar
 from .backend import Backend
 from .base import Chunk, StopCallback
+from .tool_arguments import ArgumentWriter, Language
 from .tool_choice import choose, content_free, name_scores
 
 if TYPE_CHECKING:
@@ -66,6 +68,11 @@ class CausalLMState:
         """Answers that may call the session's tools, in the model's call syntax."""
         family = "prompted" if self.model.prompted_tools else self.model.parser_family
         return tool_call_grammar(family, self.schemas)
+
+    @cached_property
+    def argument_languages(self) -> dict[str, Language]:
+        """The tools' arguments languages the runtime has written arguments in."""
+        return {}
 
     @cached_property
     def loose_tool_grammar(self) -> Grammar | None:
@@ -215,8 +222,36 @@ class CausalLMState:
         scores = await name_scores(self.backend, self.cache, self.cached, openings)
         baseline = await model.tool_baseline(content_free(context), self.tools, openings, stop)
         choice, call = choose(scores, baseline, model.tool_threshold)
-        model.tool_choices.append(choice)
-        return openings[choice.tool] if call else []
+        if not call and choice.margin < model.grounded_threshold:
+            model.tool_choices.append(choice)
+            return []
+        if stop():
+            raise Aborted
+        text, grounded = await self._write_arguments(choice.tool, turn.text())
+        model.tool_choices.append(dataclasses.replace(choice, grounded=grounded))
+        return model.tokenizer.encode(text) if call or grounded else []
+
+    async def _write_arguments(self, tool: str, request: str) -> tuple[str, bool]:
+        """The call to ``tool`` opened, with as much of its arguments as the runtime
+        writes by the model's scores (tool_arguments.py), scored in a copy of the cache;
+        and whether they all come from the request."""
+        assert self.tool_grammar is not None and self.model.tokenizer is not None
+        opening = call_openings("prompted", [tool])[tool]
+        (tag,) = [t for t in self.tool_grammar.tags if t.begin.startswith(opening)]
+        scratch = Scratch(self.backend, await self.backend.clone(self.cache), self.model)
+        try:
+            if tag.arguments not in self.argument_languages:
+                self.argument_languages[tag.arguments] = Language(tag.arguments)
+            writer = ArgumentWriter(
+                self.argument_languages[tag.arguments],
+                request,
+                scratch.score,
+                scratch.greedy_string,
+            )
+            text, grounded = await writer.write(tag.begin, self.schemas[tool])
+            return tag.begin + text, grounded
+        finally:
+            self.backend.release(scratch.cache)
 
     def _closable(self, completer: Completer | None, opening: list[int], left: int) -> bool:
         """Whether a call opened by ``opening`` can be closed within ``left`` tokens."""
@@ -323,3 +358,58 @@ def _chunks(
         elif segment:
             chunks.append(segment)
     return chunks
+
+
+class Scratch:
+    """A copy of a session's cache that texts are scored and written in, after the
+    copied tokens (tool_arguments.py); the tokens it holds beyond them are tracked so
+    that texts sharing a start run it once."""
+
+    def __init__(self, backend: Backend, cache: int, model: CausalLM) -> None:
+        assert model.tokenizer is not None
+        self.backend, self.cache, self.tokenizer = backend, cache, model.tokenizer
+        self.base = backend.cache_length(cache)
+        self.extra: list[int] = []  # the tokens run after the copied ones
+
+    async def _hold(self, ids: list[int]) -> None:
+        """Make the cache hold ``ids`` after the copied tokens, the last one's logits
+        kept (ids empty: the copied tokens' own last logits, never lost)."""
+        keep = common_prefix_length(self.extra, ids)
+        if keep == len(ids) and keep == len(self.extra):
+            return
+        if keep == len(ids):
+            keep -= 1  # re-run the last token: its logits are needed
+        self.backend.truncate(self.cache, self.base + keep)
+        await self.backend.forward(self.cache, ids[keep:])
+        self.extra = list(ids)
+
+    async def score(
+        self, prefix: str, texts: Sequence[str], count: int | None = None
+    ) -> list[float]:
+        """log P(text | prefix) for each text, after the copied tokens; with ``count``,
+        of its first ``count`` tokens after those all the texts share."""
+        head = self.tokenizer.encode(prefix)
+        wholes = [self.tokenizer.encode(prefix + text) for text in texts]
+        shared = min(common_prefix_length(head, whole) for whole in wholes)
+        assert shared > 0, "the texts share the prefix's first token"
+        await self._hold(head[:shared])
+        end = None if count is None else shared + count
+        return [sum(await self.backend.score(self.cache, whole[shared:end])) for whole in wholes]
+
+    async def greedy_string(self, prefix: str, limit: int = 24) -> str | None:
+        """The model's own string after ``prefix`` (which opens it): greedy, to the
+        closing quote; None when it does not close within ``limit`` tokens."""
+        ids = self.tokenizer.encode(prefix)
+        await self._hold(ids)
+        written: list[int] = []
+        for _ in range(limit):
+            token = await self.backend.next_token(self.cache, Sampling())
+            written.append(token)
+            text = self.tokenizer.decode(written)
+            if '"' in text:
+                self.extra = ids + written[:-1]
+                value = text[: text.index('"')]
+                return None if value.endswith("\\") else value
+            await self.backend.forward(self.cache, [token])
+        self.extra = ids + written
+        return None

@@ -8,8 +8,11 @@ start, given the call's opening (``<tool_call>{"name": "``), less the same for a
 content-free request (``CONTENT_FREE``) after the same system turn, which takes out
 the model's leaning toward some names whatever is asked (contextual calibration, as
 in Zhao et al., "Calibrate Before Use", 2021). When the best tool's margin reaches the
-threshold, the answer opens that call and the tool-call grammar holds the rest;
-otherwise the model answers as it would (and may still call on its own).
+threshold, the answer opens that call, with the arguments the runtime writes by the
+model's scores (``tool_arguments.py``); at a lower margin, it does so only when every
+value written comes from the request (a passage of it, a number it writes, an enum
+value it names: a request for something no tool serves rarely holds them all).
+Otherwise the model answers as it would (and may still call on its own).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from .backend import Backend
 #: The calibrated margin (in nats) at which the answer opens the best tool's call:
 #: chosen on SmolLM2-135M-Instruct's tuning requests (docs/tool-use.md).
 THRESHOLD = 2.0
+#: The lower margin at which it opens a call whose arguments all come from the request.
+GROUNDED_THRESHOLD = -1.0
 #: The request whose scores calibrate the others': one that asks for nothing.
 CONTENT_FREE = "N/A"
 #: Calibrations kept per model (one per system turn and tool set).
@@ -34,6 +39,9 @@ KEPT_BASELINES = 16
 class ToolChoice:
     tool: str
     margin: float  # the calibrated score over the content-free request's, in nats
+    #: Whether the arguments the runtime wrote come from the request
+    #: (tool_arguments.py); None where none were written.
+    grounded: bool | None = None
 
 
 def content_free(context: Sequence[Message]) -> list[Message]:

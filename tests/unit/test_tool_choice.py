@@ -92,10 +92,18 @@ def smollm2() -> Harness:
     return harness
 
 
-def answer(harness: Harness, text: str, threshold: float | None, cap: int = 40) -> list[Any]:
+def answer(
+    harness: Harness,
+    text: str,
+    threshold: float | None,
+    cap: int = 40,
+    grounded: float = float("inf"),
+    options: dict[str, Any] = OPTIONS,
+) -> list[Any]:
     harness.model.tool_threshold = threshold
+    harness.model.grounded_threshold = grounded
     harness.model.max_response_tokens = cap
-    return harness.prompt(harness.create(OPTIONS), text)
+    return harness.prompt(harness.create(options), text)
 
 
 def test_the_runtime_opens_a_call_to_the_tool_the_model_leans_to(smollm2: Harness) -> None:
@@ -139,3 +147,55 @@ def test_no_choice_is_made_for_a_tool_response(smollm2: Harness) -> None:
         session, [{"role": "user", "content": [{"type": "tool-response", "value": response}]}]
     )
     assert smollm2.model.tool_choices == []
+
+
+WEATHER = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "day": {"type": "string", "enum": ["today", "tomorrow"]},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+    },
+    "required": ["city"],
+}
+WEATHER_OPTIONS = {
+    **OPTIONS,
+    "tools": [
+        {
+            "name": "get_weather",
+            "description": "Get the weather forecast for a city",
+            "inputSchema": {
+                "type": "object",
+                "properties": "object",
+                "required": "array",
+                "json": json.dumps(WEATHER),
+            },
+        },
+        TOOLS[1],
+    ],
+}
+
+
+def test_the_runtime_writes_the_arguments_the_request_states(smollm2: Harness) -> None:
+    """Left to itself the model drops the day the request names (docs/tool-use.md);
+    the runtime writes it, and the city, by the model's scores: a grounded call."""
+    smollm2.model.tool_choices.clear()
+    rain = "Will it rain in Oslo tomorrow?"
+    chunks = answer(smollm2, rain, float("-inf"), 60, float("-inf"), WEATHER_OPTIONS)
+    (call,) = chunks
+    assert call["name"] == "get_weather"
+    assert call["arguments"] == {"city": "Oslo", "day": "tomorrow"}
+    assert [(c.tool, c.grounded) for c in smollm2.model.tool_choices] == [("get_weather", True)]
+
+
+def test_below_the_threshold_only_a_grounded_call_is_opened(smollm2: Harness) -> None:
+    """At a margin under the threshold, a call opens only when every value the runtime
+    wrote comes from the request: "Tell me a joke" has no city to give."""
+    smollm2.model.tool_choices.clear()
+    weather = answer(
+        smollm2, "Will it rain in Oslo tomorrow?", float("inf"), 60, float("-inf"), WEATHER_OPTIONS
+    )
+    joke = answer(smollm2, "Tell me a joke", float("inf"), 60, float("-inf"), WEATHER_OPTIONS)
+    assert [c["name"] for c in calls_of(weather)] == ["get_weather"]
+    assert not calls_of(joke) and text_of(joke)
+    assert [c.grounded for c in smollm2.model.tool_choices] == [True, False]

@@ -428,7 +428,8 @@ export class OrtBackend {
       past[name] = new this.#ort.Tensor(tensor.type, data.slice(), tensor.dims);
     }
     this.#next += 1;
-    // No matcher: matchers live within one prompt call, and clone() never runs during one.
+    // No matcher: a session's copy (session.clone()) starts free, and the copy a prompt
+    // call scores a tool call's arguments in (tool_arguments.py) is never held to one.
     this.#caches.set(this.#next, {
       past, length: source.length, logits: source.logits?.slice() ?? null, keep: null,
       ids: source.ids.slice(), matcher: null,

@@ -1,0 +1,132 @@
+"""The arguments the runtime writes for a call it opened (``models/tool_arguments.py``).
+
+The guarantee, over generated schemas, requests and scores: what is written is always
+a start the call's grammar accepts, and a whole object is valid against its tool's
+schema. The scores there stand in for a model's (a seeded hash of the text); the
+model's own are in ``test_tool_choice.py`` (SmolLM2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import jsonschema
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from py_runtime.models.tool_arguments import (
+    ArgumentWriter,
+    Language,
+    candidates,
+    numbers,
+    passages,
+)
+from py_runtime.tool_calls.grammar import arguments_language
+
+WORDS = ["Oslo", "Anna", "tomorrow", "on", "off", "kitchen", "2", "10", "3.5", "to", "the"]
+
+
+def test_passages_are_quoted_text_and_runs_of_words() -> None:
+    found = passages('Tell Anna "running late, sorry" now.')
+    assert found[0] == "running late, sorry"
+    assert {"Tell", "Tell Anna", "Anna", "sorry", "now"} <= set(found)
+    assert all(run == run.strip(".,;:!?\"'()") for run in found)
+    assert max(len(run.split()) for run in passages("a b c d e f g h")) == 6
+
+
+def test_numbers_are_those_written_in_digits_each_time() -> None:
+    assert numbers("75.5 francs, 2026-06-05 at 19:00 for 90 minutes, 90 again, x2") == [
+        75.5,
+        2026,
+        6,
+        5,
+        19,
+        0,
+        90,
+        90,
+    ]
+
+
+def test_candidates_by_schema() -> None:
+    request = "Dim the kitchen to 30 please"
+    assert candidates({"enum": ["on", "off", 3]}, request) == ['"on"', '"off"', "3"]
+    assert candidates({"const": "x"}, request) == ['"x"']
+    assert candidates({"type": "boolean"}, request) == ["true", "false"]
+    assert candidates({"type": "integer", "minimum": 1, "maximum": 3}, request) == ["1", "2", "3"]
+    assert candidates({"type": "integer", "minimum": 0, "maximum": 100}, request) == ["30"]
+    assert candidates({"type": "number"}, "no digits") is None
+    assert '"kitchen"' in (candidates({"type": "string"}, request) or [])
+    assert candidates({"type": "array"}, request) is None
+
+
+def hashed_scores(seed: int) -> Any:
+    """Scores that depend on the text only, as a model's do on a fixed context."""
+
+    async def score(prefix: str, texts: Sequence[str], count: int | None) -> list[float]:
+        def one(text: str) -> float:
+            digest = hashlib.sha256(f"{seed}|{prefix}|{text}|{count}".encode()).digest()
+            return -int.from_bytes(digest[:4], "big") / 2**28
+
+        return [one(text) for text in texts]
+
+    return score
+
+
+def own_value(seed: int) -> Any:
+    async def greedy(prefix: str) -> str | None:
+        return [None, "Oslo", 'say "hi"', "x\\y"][seed % 4]
+
+    return greedy
+
+
+LEAVES = st.one_of(
+    st.builds(lambda v: {"enum": v}, st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)),
+    st.just({"type": "string"}),
+    st.just({"type": "string", "maxLength": 4}),
+    st.just({"type": "string", "pattern": "^[A-Z]{3}$"}),
+    st.just({"type": "number"}),
+    st.just({"type": "integer", "minimum": 0, "maximum": 9}),
+    st.just({"type": "integer", "minimum": 5}),
+    st.just({"type": "boolean"}),
+    st.just({"type": "array", "items": {"type": "string"}}),
+)
+
+
+def objects(children: Any) -> Any:
+    names = st.lists(st.sampled_from(["a", "b", "city", "day", "n"]), unique=True, max_size=4)
+    return names.flatmap(
+        lambda keys: st.tuples(
+            st.lists(children, min_size=len(keys), max_size=len(keys)),
+            st.lists(st.sampled_from(keys), unique=True) if keys else st.just([]),
+        ).map(
+            lambda pair, keys=keys: {
+                "type": "object",
+                "properties": dict(zip(keys, pair[0], strict=True)),
+                "required": pair[1],
+            }
+        )
+    )
+
+
+SCHEMAS = objects(st.one_of(LEAVES, objects(LEAVES)))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    SCHEMAS,
+    st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join),
+    st.integers(0, 1000),
+)
+def test_what_is_written_is_held_to_the_tools_schema(
+    schema: dict[str, Any], request: str, seed: int
+) -> None:
+    language = Language(arguments_language(schema))
+    writer = ArgumentWriter(language, request, hashed_scores(seed), own_value(seed))
+    written = asyncio.run(writer.write("<tool_call>", schema))
+    assert language.begins(written)
+    if language.whole(written):
+        jsonschema.validate(json.loads(written), schema)
