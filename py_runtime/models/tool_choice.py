@@ -26,7 +26,7 @@ from .backend import Backend
 
 #: The calibrated margin (in nats) at which the answer opens the best tool's call:
 #: chosen on SmolLM2-135M-Instruct's tuning requests (docs/tool-use.md).
-THRESHOLD = 2.0
+THRESHOLD = 2.5
 #: The lower margin at which it opens a call whose arguments all come from the request.
 GROUNDED_THRESHOLD = -1.0
 #: The request whose scores calibrate the others': one that asks for nothing.
