@@ -244,8 +244,9 @@ class Prefix:
         self.node = node
         self._derivatives: dict[tuple[Node, int], Node] = {}
 
-    def feed(self, text: str) -> bool:
-        """Advance over ``text``; False (and nothing advanced) when no match continues it."""
+    def after(self, text: str) -> Node:
+        """What may follow ``text`` from here (NOTHING: no match continues it); nothing
+        advanced."""
         node = self.node
         for char in text:
             key = (node, ord(char))
@@ -253,7 +254,14 @@ class Prefix:
                 self._derivatives[key] = derivative(node, ord(char))
             node = self._derivatives[key]
             if node == NOTHING:
-                return False
+                break
+        return node
+
+    def feed(self, text: str) -> bool:
+        """Advance over ``text``; False (and nothing advanced) when no match continues it."""
+        node = self.after(text)
+        if node == NOTHING:
+            return False
         self.node = node
         return True
 

@@ -21,13 +21,14 @@ from ..engine.errors import Aborted, PromptAPIError, operation_error
 from ..engine.grammar import Grammar, GrammarError
 from ..engine.messages import Message, ToolCall
 from ..engine.options import ToolDeclaration
+from ..engine.regular import Prefix, parse
 from ..engine.vocabulary import Sampling
-from ..tokenizer import StreamDecoder
+from ..tokenizer import StreamDecoder, Tokenizer
 from ..tool_calls import ParsedCall, ToolCallParser, make_parser
 from ..tool_calls.grammar import call_openings, tool_call_grammar
 from .backend import Backend
 from .base import Chunk, StopCallback
-from .tool_arguments import ArgumentWriter, Language
+from .tool_arguments import ArgumentWriter
 from .tool_choice import choose, content_free, name_scores
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class CausalLMState:
         return tool_call_grammar(family, self.schemas)
 
     @cached_property
-    def argument_languages(self) -> dict[str, Language]:
+    def argument_languages(self) -> dict[str, Prefix]:
         """The tools' arguments languages the runtime has written arguments in."""
         return {}
 
@@ -238,10 +239,10 @@ class CausalLMState:
         assert self.tool_grammar is not None and self.model.tokenizer is not None
         opening = call_openings("prompted", [tool])[tool]
         (tag,) = [t for t in self.tool_grammar.tags if t.begin.startswith(opening)]
-        scratch = Scratch(self.backend, await self.backend.clone(self.cache), self.model)
+        scratch = Scratch(self.backend, await self.backend.clone(self.cache), self.model.tokenizer)
         try:
             if tag.arguments not in self.argument_languages:
-                self.argument_languages[tag.arguments] = Language(tag.arguments)
+                self.argument_languages[tag.arguments] = Prefix(parse(tag.arguments))
             writer = ArgumentWriter(
                 self.argument_languages[tag.arguments],
                 request,
@@ -365,9 +366,8 @@ class Scratch:
     copied tokens (tool_arguments.py); the tokens it holds beyond them are tracked so
     that texts sharing a start run it once."""
 
-    def __init__(self, backend: Backend, cache: int, model: CausalLM) -> None:
-        assert model.tokenizer is not None
-        self.backend, self.cache, self.tokenizer = backend, cache, model.tokenizer
+    def __init__(self, backend: Backend, cache: int, tokenizer: Tokenizer) -> None:
+        self.backend, self.cache, self.tokenizer = backend, cache, tokenizer
         self.base = backend.cache_length(cache)
         self.extra: list[int] = []  # the tokens run after the copied ones
 

@@ -30,7 +30,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ..engine.regular import NOTHING, Node, derivative, nullable, parse
+from ..engine.regular import NOTHING, Prefix
 
 #: The longest run of the request's words offered as a string value.
 MAX_WORDS = 6
@@ -46,31 +46,6 @@ DELIMITERS = (", ", "}")
 ScoreTexts = Callable[[str, Sequence[str], int | None], Awaitable[list[float]]]
 #: The model's own string value after ``prefix`` (which ends with the opening quote).
 GreedyString = Callable[[str], Awaitable[str | None]]
-
-
-class Language:
-    """The arguments' language, asked whether a text can begin a valid object."""
-
-    def __init__(self, source: str) -> None:
-        self.root = parse(source)
-        self._derivatives: dict[tuple[Node, int], Node] = {}
-
-    def _walk(self, text: str) -> Node:
-        node = self.root
-        for char in text:
-            key = (node, ord(char))
-            if key not in self._derivatives:
-                self._derivatives[key] = derivative(node, ord(char))
-            node = self._derivatives[key]
-            if node == NOTHING:
-                break
-        return node
-
-    def begins(self, text: str) -> bool:
-        return self._walk(text) != NOTHING
-
-    def whole(self, text: str) -> bool:
-        return nullable(self._walk(text))
 
 
 def passages(request: str) -> list[str]:
@@ -123,12 +98,12 @@ class ArgumentWriter:
 
     def __init__(
         self,
-        language: Language,
+        language: Prefix,
         request: str,
         score: ScoreTexts,
         greedy: GreedyString,
     ) -> None:
-        self.language, self.request = language, request
+        self.language, self.request = language, request  # the arguments' language
         self.score, self.greedy = score, greedy
         self._passages = {text.casefold() for text in passages(request)}
         self._sources = {"request": 0, "elsewhere": 0}  # where the values written came from
@@ -142,6 +117,10 @@ class ArgumentWriter:
         text, whole = await self._object(opening, "", schema)
         grounded = whole and self._sources["request"] > 0 and not self._sources["elsewhere"]
         return text, grounded
+
+    def _begins(self, text: str) -> bool:
+        """Whether ``text`` begins an object the call's grammar accepts."""
+        return self.language.after(text) != NOTHING
 
     async def _best(self, prefix: str, texts: list[str]) -> str:
         if len(texts) == 1:
@@ -173,7 +152,7 @@ class ArgumentWriter:
     async def _object(self, opening: str, text: str, schema: Any) -> tuple[str, bool]:
         """``text`` and an object of ``schema`` after it; whether it is whole."""
         properties = schema.get("properties") if isinstance(schema, dict) else None
-        if not isinstance(properties, dict) or not self.language.begins(text + "{"):
+        if not isinstance(properties, dict) or not self._begins(text + "{"):
             return text, False
         required = set(schema.get("required") or ())
         text += "{"
@@ -188,7 +167,7 @@ class ArgumentWriter:
             due = False  # a property that must be written comes before the end
             for name in names[done:]:
                 key = (", " if text[-1] != "{" else "") + json.dumps(name) + ": "
-                if not self.language.begins(text + key):
+                if not self._begins(text + key):
                     continue
                 offered = candidates(properties[name], self.request)
                 stated = self._stated(offered, text) if offered else None
@@ -197,7 +176,7 @@ class ArgumentWriter:
                     break
                 if stated is None:
                     options[key] = name
-            if not due and self.language.begins(text + "}"):
+            if not due and self._begins(text + "}"):
                 options["}"] = None
             if not options:
                 return text, False
@@ -228,7 +207,7 @@ class ArgumentWriter:
         # other values are scored with the delimiter the model writes after them.
         texts = []
         for value in dict.fromkeys(offered):
-            ends = [value + d for d in DELIMITERS if self.language.begins(text + value + d)]
+            ends = [value + d for d in DELIMITERS if self._begins(text + value + d)]
             if value.startswith('"'):
                 texts += [value] if ends else []
             else:

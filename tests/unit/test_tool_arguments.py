@@ -18,13 +18,8 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from py_runtime.models.tool_arguments import (
-    ArgumentWriter,
-    Language,
-    candidates,
-    numbers,
-    passages,
-)
+from py_runtime.engine.regular import NOTHING, Prefix, nullable, parse
+from py_runtime.models.tool_arguments import ArgumentWriter, candidates, numbers, passages
 from py_runtime.tool_calls.grammar import arguments_language
 
 WORDS = ["Oslo", "Anna", "tomorrow", "on", "off", "kitchen", "2", "10", "3.5", "to", "the"]
@@ -124,11 +119,11 @@ SCHEMAS = objects(st.one_of(LEAVES, objects(LEAVES)))
 def test_what_is_written_is_held_to_the_tools_schema(
     schema: dict[str, Any], request: str, seed: int
 ) -> None:
-    language = Language(arguments_language(schema))
+    language = Prefix(parse(arguments_language(schema)))
     writer = ArgumentWriter(language, request, hashed_scores(seed), own_value(seed))
     written, grounded = asyncio.run(writer.write("<tool_call>", schema))
-    assert language.begins(written)
-    if language.whole(written):
+    assert language.after(written) != NOTHING
+    if nullable(language.after(written)):
         jsonschema.validate(json.loads(written), schema)
     else:
         assert not grounded  # a call the model finishes is not the request's alone
