@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,7 +223,9 @@ class OnnxRuntimeBackend:
                 return [*draft[:i], token], True
         return draft, False
 
-    async def score(self, cache: int, ids: list[int]) -> list[float]:
+    async def score(
+        self, cache: int, ids: list[int], also: Sequence[tuple[int, int]] = ()
+    ) -> list[float]:
         """Backend.score: the positions after the first run in one pass where the graph
         keeps their logits, else one at a time."""
         state = self._caches[cache]
@@ -241,7 +244,9 @@ class OnnxRuntimeBackend:
             rows.append(self._run(state, [ids[len(rows) - 1]], 1)[-1])
         self.truncate(cache, base)
         state.logits = before
-        return [float(row[i] - _log_sum_exp(row)) for row, i in zip(rows, ids, strict=True)]
+        totals = [_log_sum_exp(row) for row in rows]
+        pairs = [*enumerate(ids), *also]
+        return [float(rows[at][token] - totals[at]) for at, token in pairs]
 
     def _take(
         self,

@@ -11,6 +11,7 @@ endpoint. The CPython host (``cpython.py``) is its counterpart for tests and too
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, cast
 
 from ..engine.endpoint import Endpoint, Post
@@ -255,10 +256,13 @@ class WebBackend:
         )
         return [int(token) for token in result.tokens], bool(result.pending)
 
-    async def score(self, cache: int, ids: list[int]) -> list[float]:
+    async def score(
+        self, cache: int, ids: list[int], also: Sequence[tuple[int, int]] = ()
+    ) -> list[float]:
         from pyodide.ffi import to_js
 
-        return [float(value) for value in await self.js.score(cache, to_js(ids))]
+        pairs = [value for pair in also for value in pair]
+        return [float(value) for value in await self.js.score(cache, to_js(ids), to_js(pairs))]
 
     def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
         from pyodide.ffi import to_js

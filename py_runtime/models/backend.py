@@ -8,6 +8,7 @@ addressed by integer handles; the generation loop is the same for both.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from ..engine.grammar import Grammar
@@ -58,10 +59,14 @@ class Backend(Protocol):
         token alone, pending), so greedy answers are, token for token, the ones
         ``next_token`` alone gives."""
 
-    async def score(self, cache: int, ids: list[int]) -> list[float]:
+    async def score(
+        self, cache: int, ids: list[int], also: Sequence[tuple[int, int]] = ()
+    ) -> list[float]:
         """The log-probability of each of ``ids`` after the ones before it, the first
-        from the cache's last logits (raw: no penalty, no grammar). The cache is left
-        as it was, last logits included."""
+        from the cache's last logits (raw: no penalty, no grammar); then, from the
+        same pass, of each ``(position, token)`` of ``also``: the token after
+        ``ids[:position]`` (position < len(ids)). The cache is left as it was, last
+        logits included."""
 
     def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
         """The model's tokenizer.json and stop tokens, for grammars (once, at load)."""

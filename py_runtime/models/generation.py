@@ -387,14 +387,47 @@ class Scratch:
         self, prefix: str, texts: Sequence[str], count: int | None = None
     ) -> list[float]:
         """log P(text | prefix) for each text, after the copied tokens; with ``count``,
-        of its first ``count`` tokens after those all the texts share."""
+        of its first ``count`` tokens after those all the texts share.
+
+        A pass per path, not per text: a text whose tokens but its last begin a longer
+        one's is scored from that one's pass (its last token as an alternative there),
+        as the runs of words from one start word are ("Oslo", "Oslo tomorrow")."""
         head = self.tokenizer.encode(prefix)
         wholes = [self.tokenizer.encode(prefix + text) for text in texts]
         shared = min(common_prefix_length(head, whole) for whole in wholes)
         assert shared > 0, "the texts share the prefix's first token"
         await self._hold(head[:shared])
         end = None if count is None else shared + count
-        return [sum(await self.backend.score(self.cache, whole[shared:end])) for whole in wholes]
+        tails = [tuple(whole[shared:end]) for whole in wholes]
+        paths: list[tuple[int, ...]] = []  # run one pass each, the longest first
+        alternatives: list[list[tuple[int, int]]] = []  # each path's (position, token)s
+        where: dict[tuple[int, ...], tuple[int, int | None]] = {}  # tail: path, alternative
+        for tail in sorted(set(tails), key=len, reverse=True):
+            last = len(tail) - 1
+            number = next(
+                (n for n, path in enumerate(paths) if path[:last] == tail[:last]), len(paths)
+            )
+            if number == len(paths):
+                paths.append(tail)
+                alternatives.append([])
+            if paths[number][last] == tail[last]:
+                where[tail] = (number, None)
+            else:
+                where[tail] = (number, len(alternatives[number]))
+                alternatives[number].append((last, tail[last]))
+        scores = [
+            await self.backend.score(self.cache, list(path), also)
+            for path, also in zip(paths, alternatives, strict=True)
+        ]
+        results = []
+        for tail in tails:
+            number, alternative = where[tail]
+            own = scores[number]
+            if alternative is None:
+                results.append(sum(own[: len(tail)]))
+            else:
+                results.append(sum(own[: len(tail) - 1]) + own[len(paths[number]) + alternative])
+        return results
 
     async def greedy_string(self, prefix: str, limit: int = 24) -> str | None:
         """The model's own string after ``prefix`` (which opens it): greedy, to the

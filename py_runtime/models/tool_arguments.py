@@ -93,6 +93,16 @@ def candidates(schema: Any, request: str) -> list[str] | None:
     return None
 
 
+def _free(schema: Any) -> bool:
+    """Whether ``schema`` is a string of any words (no enum, no ``const``)."""
+    return (
+        isinstance(schema, dict)
+        and schema.get("type") == "string"
+        and "enum" not in schema
+        and "const" not in schema
+    )
+
+
 class ArgumentWriter:
     """Writes one call's arguments (see the module's docstring)."""
 
@@ -128,10 +138,13 @@ class ArgumentWriter:
         scores = await self.score(prefix, texts, None)
         return texts[max(range(len(texts)), key=lambda i: scores[i])]
 
-    def _stated(self, offered: list[str], text: str) -> list[str] | None:
-        """Of the values offered, those the request states (None: values it cannot
-        state, strings of its own words and booleans): an enum or ``const`` string
-        it names, as a word; a number it writes that the arguments so far did not take."""
+    def _stated(self, schema: Any, offered: list[str], text: str) -> list[str] | None:
+        """Of the values offered for ``schema``, those the request states (None: values
+        it cannot state: free strings, which are its own words, and booleans): an enum
+        or ``const`` string it names, as a word; a number it writes that the arguments
+        so far did not take."""
+        if _free(schema):
+            return None
         values = [json.loads(value) for value in offered]
         if any(isinstance(v, bool) or not isinstance(v, (str, int, float)) for v in values):
             return None
@@ -170,7 +183,7 @@ class ArgumentWriter:
                 if not self._begins(text + key):
                     continue
                 offered = candidates(properties[name], self.request)
-                stated = self._stated(offered, text) if offered else None
+                stated = self._stated(properties[name], offered, text) if offered else None
                 if name in required or stated:
                     options[key], due = name, True  # what the request states is written
                     break
@@ -196,9 +209,9 @@ class ArgumentWriter:
         offered = candidates(schema, self.request)
         if offered is None:
             return text, False
-        stated = self._stated(offered, text)
+        stated = self._stated(schema, offered, text)
         offered = stated or offered
-        free = isinstance(schema, dict) and schema.get("type") == "string" and "enum" not in schema
+        free = _free(schema)
         if free:
             own = await self.greedy(opening + text + '"')
             if own is not None:

@@ -17,6 +17,7 @@ pytest.importorskip("onnxruntime")
 
 from py_runtime.devtools import models  # noqa: E402
 from py_runtime.hosts.onnxruntime_backend import OnnxRuntimeBackend  # noqa: E402
+from py_runtime.models.generation import Scratch  # noqa: E402
 from py_runtime.models.tool_choice import ToolChoice, choose  # noqa: E402
 from tests.unit.builders import text  # noqa: E402
 from tests.unit.test_causal_lm import FIXTURE, Harness, calls_of, text_of  # noqa: E402
@@ -60,20 +61,48 @@ def test_score_gives_each_tokens_log_probability_and_leaves_the_cache(folder: Pa
     loop.run_until_complete(backend.forward(cache, prompt))
     before = backend._caches[cache].logits.copy()  # type: ignore[union-attr]
 
-    scores = loop.run_until_complete(backend.score(cache, scored))
+    also = [(0, 7), (2, 99), (3, 12), (2, 5)]
+    scores = loop.run_until_complete(backend.score(cache, scored, also))
 
     # Step by step on a second cache: the log-softmax at each position.
     other = backend.new_cache()
     loop.run_until_complete(backend.forward(other, prompt))
-    expected = []
+    rows = []
     for token in scored:
         logits = backend._caches[other].logits.astype(np.float64)  # type: ignore[union-attr]
-        expected.append(logits[token] - np.log(np.exp(logits - logits.max()).sum()) - logits.max())
+        rows.append(logits - np.log(np.exp(logits - logits.max()).sum()) - logits.max())
         loop.run_until_complete(backend.forward(other, [token]))
+    expected = [row[token] for row, token in zip(rows, scored, strict=True)]
+    expected += [rows[at][token] for at, token in also]
     assert scores == pytest.approx(expected, abs=1e-3)
     assert backend.cache_length(cache) == len(prompt)
     assert np.array_equal(backend._caches[cache].logits, before)  # type: ignore[arg-type]
     assert loop.run_until_complete(backend.score(cache, [])) == []
+
+
+@pytest.mark.parametrize("count", [None, 1, 2])
+def test_scratch_scores_texts_sharing_a_start_in_one_pass_each_as_alone(
+    count: int | None,
+) -> None:
+    """Runs of words from one start word (and texts no other begins) score as each
+    text scored alone, with a pass per path rather than per text."""
+    harness = Harness("fp32")
+    harness.run(harness.model.load(lambda _: None, lambda: False))
+    backend, tokenizer = harness.model.backend, harness.model.tokenizer
+    assert backend is not None and tokenizer is not None
+    cache = backend.new_cache()
+    prefix = 'Weather in Oslo tomorrow, please.\n{"city": '
+    harness.run(backend.forward(cache, tokenizer.encode(prefix)[:3]))
+    scratch = Scratch(backend, cache, tokenizer)
+    texts = ['"Oslo"', '"Oslo tomorrow"', '"Oslo tomorrow, please"', '"tomorrow"', "null", '"O']
+    passes = backend.passes
+    together = harness.run(scratch.score(prefix, texts, count))
+    passes, alone = (
+        backend.passes - passes,
+        [harness.run(scratch.score(prefix, [text], count)) for text in texts],
+    )
+    assert together == pytest.approx([score for (score,) in alone], abs=1e-4)
+    assert passes <= 4  # holding the prefix, then a pass per path: three
 
 
 def test_the_choice_is_the_best_calibrated_tool() -> None:

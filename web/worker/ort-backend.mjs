@@ -7,7 +7,7 @@
 import { readSignature } from './graph-signature.mjs';
 import { ModelGrammars, applyBitmask } from './grammar.mjs';
 import { lastRows, loadSession, stopIfFatal } from './ort-session.mjs';
-import { choose, judge, logProbability, penalize } from './sampling.mjs';
+import { choose, judge, logNormalizer, penalize } from './sampling.mjs';
 
 export { startOrt } from './ort-session.mjs';
 
@@ -341,13 +341,15 @@ export class OrtBackend {
 
   /**
    * The log-probability of each of `ids` after the ones before it, the first from the
-   * cache's last logits (raw: no penalty, no grammar); the cache is left as it was
-   * (py_runtime/models/backend.py, score).
+   * cache's last logits (raw: no penalty, no grammar); then, from the same pass, of
+   * each (position, token) pair of `also` (flat): the token after `ids[:position]`.
+   * The cache is left as it was (py_runtime/models/backend.py, score).
    * @param {number} handle
    * @param {Iterable<number>} ids
+   * @param {Iterable<number>} [also]
    * @returns {Promise<number[]>}
    */
-  async score(handle, ids) {
+  async score(handle, ids, also = []) {
     const cache = this.#caches.get(handle);
     const tokens = Array.from(ids);
     if (!tokens.length) return [];
@@ -371,7 +373,11 @@ export class OrtBackend {
     });
     this.truncate(handle, base);
     cache.logits = before;
-    return tokens.map((id, i) => logProbability(rows[i], id));
+    const norms = rows.map(logNormalizer);
+    const pairs = Array.from(also);
+    const scores = tokens.map((id, i) => rows[i][id] - norms[i]);
+    for (let i = 0; i < pairs.length; i += 2) scores.push(rows[pairs[i]][pairs[i + 1]] - norms[pairs[i]]);
+    return scores;
   }
 
   /**

@@ -89,11 +89,11 @@ export function penalize(logits, ids, penalty, penalized = logits.slice()) {
   return penalized;
 }
 
-/** The log-softmax of `logits` at `id`. */
-export function logProbability(logits, id) {
+/** The log of the softmax's denominator: log-softmax at `id` is `logits[id]` minus it. */
+export function logNormalizer(logits) {
   let top = -Infinity;
   for (const value of logits) if (value > top) top = value;
   let sum = 0;
   for (const value of logits) sum += Math.exp(value - top);
-  return logits[id] - top - Math.log(sum);
+  return top + Math.log(sum);
 }

@@ -52,6 +52,12 @@ CONTEXT = 8192
 #: alderlake ...) and loads the best the CPU runs. A build for the CPU it was made on
 #: (GGML_NATIVE, the default) stops with "Illegal instruction" on an older one.
 BASELINE_BACKEND = "libggml-cpu-x64.so"
+#: Variants removed after the build: the AMX one (Sapphire Rapids) is chosen wherever
+#: the CPU advertises AMX, but on a virtual machine that advertises it without running
+#: it (this project's machines: Linux grants the AMX state, ``tilezero`` still stops
+#: with "Illegal instruction") the server dies at its first matrix product. Without it
+#: the loader takes the next best (AVX-512 VNNI/BF16).
+UNRUNNABLE_BACKENDS = ("libggml-cpu-sapphirerapids.so",)
 
 
 def root() -> Path:
@@ -86,8 +92,14 @@ def log(message: str) -> None:
 def build() -> Path:
     """``llama-server``, built once for any x86-64 CPU (its shared libraries and CPU
     backends stay beside it)."""
-    if is_built():
-        return binary()
+    if not is_built():
+        _build()
+    for name in UNRUNNABLE_BACKENDS:
+        (binary().parent / name).unlink(missing_ok=True)
+    return binary()
+
+
+def _build() -> None:
     for tool in ("cmake", "ninja", "c++"):
         if shutil.which(tool) is None:
             raise SystemExit(
@@ -116,7 +128,6 @@ def build() -> Path:
     target = ["cmake", "--build", str(tree / "build"), "--target", "llama-server", "-j", jobs]
     subprocess.run(target, check=True, stdout=subprocess.DEVNULL)
     log(f"built llama-server {VERSION} in {time.perf_counter() - started:.0f} s")
-    return binary()
 
 
 def prepare() -> None:
