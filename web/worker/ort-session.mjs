@@ -18,6 +18,13 @@ const WARM_UP_MODEL = Uint8Array.from(atob(
 let runtime = null;
 /** Bytes from which a graph with its weights inside is split (JSPI only; onnx-split.mjs). */
 const SPLIT_FROM = 256 * 2 ** 20;
+/**
+ * Weights past this many bytes are not prepacked. ONNX Runtime's prepacked copies of
+ * the matrix weights speed a decode step (SmolLM2, 538 MB: 26 against 20 tok/s) but
+ * cost as much memory again as the weights they copy, which a bigger model cannot
+ * afford: a wasm heap holds 4 GiB at most (docs/performance.md).
+ */
+const PREPACK_UP_TO = 768 * 2 ** 20;
 /** Whether the runtime started is ORT's JSPI build (external data read from Blobs). */
 let streaming = false;
 
@@ -90,6 +97,7 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
   performance.mark('prompt-api:session-files');
   const externalData = weights ? [{ path: `${name}_data`, data: weights }]
     : inside ? [{ path: name, data: inside }] : [];
+  const bytes = (dataSize ?? 0) + (inside ? inside.size : model.byteLength);
   const session = await ort.InferenceSession.create(model, {
     executionProviders: [device],
     externalData,
@@ -97,7 +105,7 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
     // Let constant folding dequantize constant weights once, at load: Optimum's q8
     // exports dequantize the tied embedding / LM head (136 M weights) on every step
     // otherwise, 39 % of a native decode step (bench/kernels.py).
-    extra: { session: { disable_quant_qdq: '1' } },
+    extra: { session: { disable_quant_qdq: '1', ...(bytes > PREPACK_UP_TO && { disable_prepacking: '1' }) } },
     ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
   }).catch((error) => {
     stopIfFatal(error);
