@@ -4,6 +4,10 @@ model's bytes (already in memory) and of a decode step after it, per variant, so
 what an option saves at start is weighed against what it costs per token.
 
     python3 bench/ort_session_page.py [--model smollm2|DIR] [--dtype fp32] [--steps 16]
+        [--only WORDS...] [--runs N]
+
+``--only`` keeps the variants whose name holds one of the words; ``--runs`` repeats the
+chosen variants, alternating them, each in a fresh page.
 
 Needs dist/ (its ORT files). Prints markdown.
 """
@@ -64,6 +68,8 @@ def main() -> int:
     parser.add_argument("--dtype", default="fp32")
     parser.add_argument("--steps", type=int, default=16)
     parser.add_argument("--file", help="the model file in the folder (default: the dtype's)")
+    parser.add_argument("--only", nargs="+", help="variants whose name holds one of these")
+    parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
     folder = Path(models.resolve(args.model) or args.model)
     config = json.loads((folder / "config.json").read_text())
@@ -76,7 +82,8 @@ def main() -> int:
     with StaticServer(mounts) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
         rows = []
-        for name, options in VARIANTS:  # a fresh page per variant: a fresh wasm memory
+        chosen = [v for v in VARIANTS if not args.only or any(w in v[0] for w in args.only)]
+        for name, options in chosen * args.runs:  # a fresh page each: a fresh wasm memory
             page = browser.new_page()
             page.goto(f"{server.url}/ort-session.html")
             page.wait_for_function("() => window.ready === true")
