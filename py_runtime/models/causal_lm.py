@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from ..engine.errors import Aborted, PromptAPIError, operation_error
-from ..engine.messages import Content, Message
+from ..engine.messages import Content, Message, user_text
 from ..engine.options import LanguageModelOptions, ToolDeclaration
 from ..engine.protocol import SpeedResult
 from ..engine.vocabulary import (
@@ -41,7 +41,15 @@ from .generation import CausalLMState
 from .hf_messages import messages_to_hf, tool_declarations_to_hf
 from .prompted_tools import with_prompted_tools
 from .speed import measure_speed
-from .tool_choice import GROUNDED_THRESHOLD, KEPT_BASELINES, THRESHOLD, ToolChoice, name_scores
+from .tool_choice import (
+    GROUNDED_THRESHOLD,
+    KEPT_BASELINES,
+    PLAIN_SYSTEM,
+    THRESHOLD,
+    ToolChoice,
+    name_scores,
+    purpose,
+)
 
 
 class ModelFiles(Protocol):
@@ -357,6 +365,25 @@ class CausalLM:
             while len(self._baselines) > KEPT_BASELINES:
                 del self._baselines[next(iter(self._baselines))]
         return self._baselines[key]
+
+    def request_heads(
+        self, tools: Sequence[ToolDeclaration], request: str
+    ) -> tuple[dict[str | None, list[int]], list[int]] | None:
+        """What ``tool_choice.request_scores`` scores ``request`` after: per tool (None:
+        none), the ids of a conversation up to the request (a system turn saying what
+        the tool does, the user turn's opening); and the ids of the request with its
+        turn's end. None where the template does not write the request as given."""
+        assert self.tokenizer is not None
+        plain = Message("system", (Content("text", PLAIN_SYSTEM),))
+        heads: dict[str | None, list[int]] = {}
+        tail = ""
+        for key, system in [(None, plain), *((tool.name, purpose(tool)) for tool in tools)]:
+            text = self.render([system, user_text(request)], (), False)
+            at = text.rfind(request)
+            if not request.strip() or at < 0:
+                return None
+            heads[key], tail = self.tokenizer.encode(text[:at]), text[at:]
+        return heads, self.tokenizer.encode(tail)
 
     async def benchmark(self, prompt_tokens: int, decode_tokens: int) -> SpeedResult:
         """Prefill and decode speed of the loaded model."""

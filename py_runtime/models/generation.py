@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.completion import Completer
 from ..engine.errors import Aborted, PromptAPIError, operation_error
 from ..engine.grammar import Grammar, GrammarError
-from ..engine.messages import Message, ToolCall
+from ..engine.messages import Message, ToolCall, user_text
 from ..engine.options import ToolDeclaration
 from ..engine.regular import Prefix, parse
 from ..engine.vocabulary import Sampling
@@ -29,7 +29,7 @@ from ..tool_calls.grammar import call_openings, tool_call_grammar
 from .backend import Backend
 from .base import Chunk, StopCallback
 from .tool_arguments import ArgumentWriter
-from .tool_choice import choose, content_free, name_scores
+from .tool_choice import choose, content_free, name_scores, request_scores
 
 if TYPE_CHECKING:
     from .causal_lm import CausalLM
@@ -222,7 +222,15 @@ class CausalLMState:
         }
         scores = await name_scores(self.backend, self.cache, self.cached, openings)
         baseline = await model.tool_baseline(content_free(context), self.tools, openings, stop)
-        choice, call = choose(scores, baseline, model.tool_threshold)
+        if stop():
+            raise Aborted
+        split = model.request_heads(self.tools, turn.text())
+        requests = (
+            await request_scores(self.backend, *split)
+            if split
+            else dict.fromkeys([None, *openings], 0.0)
+        )
+        choice, call = choose(scores, baseline, requests, model.tool_threshold)
         if not call and choice.margin < model.grounded_threshold:
             model.tool_choices.append(choice)
             return []
@@ -239,7 +247,19 @@ class CausalLMState:
         assert self.tool_grammar is not None and self.model.tokenizer is not None
         opening = call_openings("prompted", [tool])[tool]
         (tag,) = [t for t in self.tool_grammar.tags if t.begin.startswith(opening)]
-        scratch = Scratch(self.backend, await self.backend.clone(self.cache), self.model.tokenizer)
+        tokenizer, backend = self.model.tokenizer, self.backend
+        scratch = Scratch(backend, await backend.clone(self.cache), tokenizer)
+        caches = [scratch.cache]
+        focus: list[Scratch] = []  # the request alone, as a user turn (made when needed)
+
+        async def focused(label: str, texts: Sequence[str]) -> list[float]:
+            if not focus:
+                caches.append(backend.new_cache())
+                conversation = self.model.render([user_text(request)], (), True)
+                await backend.forward(caches[-1], tokenizer.encode(conversation))
+                focus.append(Scratch(backend, caches[-1], tokenizer))
+            return await focus[0].score(label, texts)
+
         try:
             if tag.arguments not in self.argument_languages:
                 self.argument_languages[tag.arguments] = Prefix(parse(tag.arguments))
@@ -248,11 +268,13 @@ class CausalLMState:
                 request,
                 scratch.score,
                 scratch.greedy_string,
+                focused,
             )
             text, grounded = await writer.write(tag.begin, self.schemas[tool])
             return tag.begin + text, grounded
         finally:
-            self.backend.release(scratch.cache)
+            for cache in caches:
+                backend.release(cache)
 
     def _closable(self, completer: Completer | None, opening: list[int], left: int) -> bool:
         """Whether a call opened by ``opening`` can be closed within ``left`` tokens."""

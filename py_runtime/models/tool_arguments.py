@@ -10,10 +10,13 @@ what may come next:
 
 - the next property (an optional one, or the next required one) or the object's end;
 - a value: enum and ``const`` values; ``true`` and ``false``; every integer of a
-  bounded range of at most ``RANGE`` values; the numbers the request writes in digits;
-  for a string, the request's passages (quoted ones, and runs of up to ``MAX_WORDS``
-  words) and the model's own value (greedy, up to its closing quote); an object's
-  properties likewise, one by one.
+  bounded range of at most ``RANGE`` values; the numbers the request writes (in digits
+  or words, and its durations in the unit the property names); for a string, the
+  request's passages (quoted ones, runs of up to ``MAX_WORDS`` words, and its dates
+  and times in ISO 8601's form) and the model's own value (greedy, up to its closing
+  quote), those in the form the description spells out where some are ("Date as
+  YYYY-MM-DD"), scored both in the call and in a focused conversation (the request,
+  then the property's description); an object's properties likewise, one by one.
 
 Every candidate is checked against the arguments' language (the grammar the call is
 held to). Where a value has no candidate (an array, a union, a number the request
@@ -46,12 +49,56 @@ DELIMITERS = (", ", "}")
 ScoreTexts = Callable[[str, Sequence[str], int | None], Awaitable[list[float]]]
 #: The model's own string value after ``prefix`` (which ends with the opening quote).
 GreedyString = Callable[[str], Awaitable[str | None]]
+#: log P(text | label) for each text, in a conversation of the request alone, the
+#: answer beginning with ``label`` (a property's description and a colon).
+FocusTexts = Callable[[str, Sequence[str]], Awaitable[list[float]]]
+
+
+_MONTHS = "january february march april may june july august september october november december"
+_MONTH = rf"(?P<month>{'|'.join(m[:3] + '[a-z]*' for m in _MONTHS.split())})\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4})"
+_DATES = [
+    re.compile(rf"(?<!\w){_MONTH} {_DAY},? {_YEAR}(?!\w)", re.IGNORECASE),  # March 14, 2026
+    re.compile(rf"(?<!\w){_DAY} (?:of )?{_MONTH},? {_YEAR}(?!\w)", re.IGNORECASE),  # 14 March 2026
+]
+_TIME = re.compile(r"(?<![\w:])(\d{1,2})(?::(\d{2}))? ?([ap])\.?m\.?(?!\w)", re.IGNORECASE)
+#: The forms of ISO 8601 a property's description may spell out ("Date as YYYY-MM-DD"),
+#: as JSON Schema's ``format`` names them.
+SPELLED_FORMS = {
+    "YYYY-MM-DD": re.compile(r"\d{4}-\d{2}-\d{2}"),
+    "HH:MM": re.compile(r"\d{2}:\d{2}"),
+}
+
+
+def standard_forms(request: str) -> list[str]:
+    """The dates and times of day a request writes in words, in ISO 8601's form (the
+    one schemas ask for): "March 14, 2026" and "14th of March 2026" as "2026-03-14",
+    "3pm" as "15:00", "7:30 a.m." as "07:30"."""
+    months = _MONTHS.split()
+    found: list[str] = []
+    for pattern in _DATES:
+        for match in pattern.finditer(request):
+            word, day = match["month"].lower(), int(match["day"])
+            month = (
+                9
+                if word == "sept"
+                else next((n for n, name in enumerate(months, 1) if name.startswith(word)), 0)
+            )
+            if month and 1 <= day <= 31:
+                found.append(f"{match['year']}-{month:02}-{day:02}")
+    for hour, minute, half in _TIME.findall(request):
+        if 1 <= int(hour) <= 12 and int(minute or 0) < 60:
+            hours = int(hour) % 12 + (12 if half.lower() == "p" else 0)
+            found.append(f"{hours:02}:{minute or '00'}")
+    return found
 
 
 def passages(request: str) -> list[str]:
-    """The strings a request offers: its quoted passages and its runs of up to
-    ``MAX_WORDS`` words, without the punctuation around them."""
-    found: dict[str, None] = {}
+    """The strings a request offers: its quoted passages, its runs of up to
+    ``MAX_WORDS`` words without the punctuation around them, and the dates and times it
+    writes, in their standard form (``standard_forms``)."""
+    found: dict[str, None] = dict.fromkeys(standard_forms(request))
     for quoted in re.findall(r'"([^"]+)"|“([^”]+)”', request):
         found[next(q for q in quoted if q)] = None
     words = request.split()
@@ -63,16 +110,68 @@ def passages(request: str) -> list[str]:
     return list(found)
 
 
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]*\d)"  # digits: 75.5, 2026
+    rf"|\b(?:({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:10])}))?|({'|'.join(_UNITS)}))\b",
+    re.IGNORECASE,
+)
+
+
 def numbers(text: str) -> list[int | float]:
-    """The numbers a text writes in digits, each time it writes one."""
-    return [
-        float(digits) if "." in digits else int(digits)
-        for digits in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)", text)
-    ]
+    """The numbers a text writes, in digits or as words up to ninety-nine ("two
+    adults", "twenty-five"), each time it writes one."""
+    found: list[int | float] = []
+    for digits, tens, unit, alone in _NUMBER.findall(text):
+        if digits:
+            found.append(float(digits) if "." in digits else int(digits))
+        elif tens:
+            value = 20 + 10 * _TENS.index(tens.lower())
+            found.append(value + (_UNITS.index(unit.lower()) if unit else 0))
+        else:
+            found.append(_UNITS.index(alone.lower()))
+    return found
 
 
-def candidates(schema: Any, request: str) -> list[str] | None:
-    """The JSON texts offered for a value of ``schema`` (None: the model writes it)."""
+#: Units of time, in seconds, by the words that name them.
+_SECONDS = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400}
+_DURATION = re.compile(
+    rf"(?<![\w.])(\d+(?:\.\d+)?|an?|half an?|{'|'.join(_TENS + _UNITS)})"
+    rf"(?:[- ]({'|'.join(_UNITS[1:10])}))? ?"
+    rf"({'|'.join(_SECONDS)})s?\b( and a half)?",
+    re.IGNORECASE,
+)
+
+
+def quantities(schema: Any, request: str, name: str = "") -> list[int | float]:
+    """The numbers a request states for property ``name`` of ``schema``: those it
+    writes (``numbers``), and its durations ("an hour and a half", "30 second") in the
+    unit of time the property's name or description names ("duration_minutes",
+    "Length in minutes"), where they differ."""
+    written = numbers(request)
+    description = schema.get("description") if isinstance(schema, dict) else None
+    said = " ".join([name.replace("_", " "), description if isinstance(description, str) else ""])
+    unit = next((u for u in _SECONDS if re.search(rf"\b{u}s?\b", said, re.IGNORECASE)), None)
+    if unit is None:
+        return written
+    for amount, unit_word, named, half in _DURATION.findall(request):
+        word = amount.lower()
+        count = 0.5 if word.startswith("half") else 1 if word in ("a", "an") else numbers(amount)[0]
+        count += numbers(unit_word)[0] if unit_word else 0
+        value = (count + (0.5 if half else 0)) * _SECONDS[named.lower()] / _SECONDS[unit]
+        value = int(value) if value == int(value) else round(value, 4)
+        if value not in written:
+            written.append(value)
+    return written
+
+
+def candidates(schema: Any, request: str, name: str = "") -> list[str] | None:
+    """The JSON texts offered for a value of ``schema``, property ``name`` (None: the
+    model writes it)."""
     if not isinstance(schema, dict):
         return None
     if "const" in schema:
@@ -87,10 +186,28 @@ def candidates(schema: Any, request: str) -> list[str] | None:
         if isinstance(low, int) and isinstance(high, int) and 0 <= high - low < RANGE:
             return [str(value) for value in range(low, high + 1)]
     if kind in ("integer", "number"):
-        return [json.dumps(value) for value in dict.fromkeys(numbers(request))] or None
+        return [
+            json.dumps(value) for value in dict.fromkeys(quantities(schema, request, name))
+        ] or None
     if kind == "string":
         return [json.dumps(text, ensure_ascii=False) for text in passages(request)]
     return None
+
+
+def spelled_form(schema: Any) -> re.Pattern[str] | None:
+    """The form the schema's description spells out ("Date as YYYY-MM-DD"), if any."""
+    description = schema.get("description") if isinstance(schema, dict) else None
+    if not isinstance(description, str):
+        return None
+    return next((form for spelled, form in SPELLED_FORMS.items() if spelled in description), None)
+
+
+def in_spelled_form(schema: Any, offered: list[str]) -> list[str]:
+    """Of the JSON strings offered, those in the form the schema's description spells
+    out, taken as JSON Schema's ``format`` would be, where some are; else all."""
+    form = spelled_form(schema)
+    kept = [v for v in offered if form and form.fullmatch(json.loads(v))]
+    return kept or offered
 
 
 def _free(schema: Any) -> bool:
@@ -112,9 +229,10 @@ class ArgumentWriter:
         request: str,
         score: ScoreTexts,
         greedy: GreedyString,
+        focus: FocusTexts,
     ) -> None:
         self.language, self.request = language, request  # the arguments' language
-        self.score, self.greedy = score, greedy
+        self.score, self.greedy, self.focus = score, greedy, focus
         self._passages = {text.casefold() for text in passages(request)}
         self._sources = {"request": 0, "elsewhere": 0}  # where the values written came from
 
@@ -138,13 +256,16 @@ class ArgumentWriter:
         scores = await self.score(prefix, texts, None)
         return texts[max(range(len(texts)), key=lambda i: scores[i])]
 
-    def _stated(self, schema: Any, offered: list[str], text: str) -> list[str] | None:
+    def _stated(
+        self, schema: Any, offered: list[str], text: str, name: str = ""
+    ) -> list[str] | None:
         """Of the values offered for ``schema``, those the request states (None: values
         it cannot state: free strings, which are its own words, and booleans): an enum
         or ``const`` string it names, as a word; a number it writes that the arguments
-        so far did not take."""
+        so far did not take; a string in the form the description spells out."""
         if _free(schema):
-            return None
+            form = spelled_form(schema)
+            return [v for v in offered if form.fullmatch(json.loads(v))] if form else None
         values = [json.loads(value) for value in offered]
         if any(isinstance(v, bool) or not isinstance(v, (str, int, float)) for v in values):
             return None
@@ -155,7 +276,7 @@ class ArgumentWriter:
                 if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", self.request, re.IGNORECASE)
             ]
         taken = numbers(text)
-        written = numbers(self.request)
+        written = quantities(schema, self.request, name)
         return [
             offered[i]
             for i, value in enumerate(values)
@@ -182,8 +303,8 @@ class ArgumentWriter:
                 key = (", " if text[-1] != "{" else "") + json.dumps(name) + ": "
                 if not self._begins(text + key):
                     continue
-                offered = candidates(properties[name], self.request)
-                stated = self._stated(properties[name], offered, text) if offered else None
+                offered = candidates(properties[name], self.request, name)
+                stated = self._stated(properties[name], offered, text, name) if offered else None
                 if name in required or stated:
                     options[key], due = name, True  # what the request states is written
                     break
@@ -199,23 +320,26 @@ class ArgumentWriter:
             if name is None:
                 return text, True
             done = names.index(name) + 1
-            text, whole = await self._value(opening, text, properties[name])
+            text, whole = await self._value(opening, text, properties[name], name)
             if not whole:
                 return text, False
 
-    async def _value(self, opening: str, text: str, schema: Any) -> tuple[str, bool]:
+    async def _value(
+        self, opening: str, text: str, schema: Any, name: str = ""
+    ) -> tuple[str, bool]:
         if isinstance(schema, dict) and schema.get("type") == "object":
             return await self._object(opening, text, schema)
-        offered = candidates(schema, self.request)
+        offered = candidates(schema, self.request, name)
         if offered is None:
             return text, False
-        stated = self._stated(schema, offered, text)
+        stated = self._stated(schema, offered, text, name)
         offered = stated or offered
         free = _free(schema)
         if free:
             own = await self.greedy(opening + text + '"')
             if own is not None:
                 offered.append(json.dumps(own, ensure_ascii=False))
+            offered = in_spelled_form(schema, offered)
         # A value is whole where a delimiter may follow it; strings end at their quote,
         # other values are scored with the delimiter the model writes after them.
         texts = []
@@ -227,6 +351,16 @@ class ArgumentWriter:
                 texts += ends
         if not texts:
             return text, False
+        if free:
+            # Scored twice, the scores added: in the call, and in a focused conversation
+            # (the request, then the property's description: "The contact's name: "),
+            # where a small model tells a name from a message better.
+            label = schema.get("description") or name
+            scores = await self.score(opening + text, texts, None)
+            focused = await self.focus(f"{label}: ", texts)
+            best = max(zip(scores, focused, texts, strict=True), key=lambda s: s[0] + s[1])[2]
+            self._written(best)
+            return text + best, True
         if len(texts) > STARTS:
             # The texts whose first token (after what they share) is among the model's
             # STARTS likeliest: a pass each for those only.
@@ -237,9 +371,11 @@ class ArgumentWriter:
         for delimiter in DELIMITERS:
             if not best.startswith('"') and best.endswith(delimiter):
                 best = best[: -len(delimiter)]
-        if free:
-            source = "request" if json.loads(best).casefold() in self._passages else "elsewhere"
-            self._sources[source] += 1
-        elif stated is not None:
+        if stated is not None:
             self._sources["request" if best in stated else "elsewhere"] += 1
         return text + best, True
+
+    def _written(self, string: str) -> None:
+        """Count where a free string written (JSON) came from."""
+        source = "request" if json.loads(string).casefold() in self._passages else "elsewhere"
+        self._sources[source] += 1

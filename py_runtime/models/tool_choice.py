@@ -2,17 +2,26 @@
 
 A small model whose template has no tool format rarely opens a call by itself, even
 when a declared tool answers the request (SmolLM2-135M-Instruct never did:
-docs/tool-use.md). So before such a model answers a user turn, the runtime asks it
-which tool it would call: the log-probability of each tool's name at the answer's
-start, given the call's opening (``<tool_call>{"name": "``), less the same for a
-content-free request (``CONTENT_FREE``) after the same system turn, which takes out
-the model's leaning toward some names whatever is asked (contextual calibration, as
-in Zhao et al., "Calibrate Before Use", 2021). When the best tool's margin reaches the
-threshold, the answer opens that call, with the arguments the runtime writes by the
-model's scores (``tool_arguments.py``); at a lower margin, it does so only when every
-value written comes from the request (a passage of it, a number it writes, an enum
-value it names: a request for something no tool serves rarely holds them all).
-Otherwise the model answers as it would (and may still call on its own).
+docs/tool-use.md). So before such a model answers a user turn, the runtime weighs two
+pieces of evidence for each tool, both log-likelihood ratios in nats, and adds them:
+
+- **the name**: the log-probability of the tool's name at the answer's start, given
+  the call's opening (``<tool_call>{"name": "``), less the same after a content-free
+  request (``CONTENT_FREE``) and the same system turn, which takes out the model's
+  leaning toward some names whatever is asked (contextual calibration, as in Zhao et
+  al., "Calibrate Before Use", 2021);
+- **the request**: how much likelier the request itself is after a system turn that
+  says what the tool does than after a plain one (``PLAIN_SYSTEM``): the noisy-channel
+  direction (as in Min et al., "Noisy Channel Language Model Prompting for Few-Shot
+  Text Classification", 2022), which a small model scores far better than it names a
+  tool; it also says whether any tool fits at all.
+
+When the best tool's margin reaches the threshold, the answer opens that call, with
+the arguments the runtime writes by the model's scores (``tool_arguments.py``); at a
+lower margin, it does so only when every value written comes from the request (a
+passage of it, a number it writes, an enum value it names: a request for something no
+tool serves rarely holds them all). Otherwise the model answers as it would (and may
+still call on its own).
 """
 
 from __future__ import annotations
@@ -21,16 +30,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os.path import commonprefix
 
-from ..engine.messages import Message, user_text
+from ..engine.messages import Content, Message, user_text
+from ..engine.options import ToolDeclaration
 from .backend import Backend
 
-#: The calibrated margin (in nats) at which the answer opens the best tool's call:
-#: chosen on SmolLM2-135M-Instruct's tuning requests (docs/tool-use.md).
-THRESHOLD = 2.5
+#: The margin (in nats) at which the answer opens the best tool's call: chosen on
+#: SmolLM2-135M-Instruct's tuning requests (docs/tool-use.md).
+THRESHOLD = 6.0
 #: The lower margin at which it opens a call whose arguments all come from the request.
-GROUNDED_THRESHOLD = -1.0
+GROUNDED_THRESHOLD = 2.5
 #: The request whose scores calibrate the others': one that asks for nothing.
 CONTENT_FREE = "N/A"
+#: The system turn a request's likelihood is compared against; ``purpose`` adds a tool's.
+PLAIN_SYSTEM = "You are a helpful assistant."
 #: Calibrations kept per model (one per system turn and tool set).
 KEPT_BASELINES = 16
 
@@ -38,7 +50,7 @@ KEPT_BASELINES = 16
 @dataclass(frozen=True)
 class ToolChoice:
     tool: str
-    margin: float  # the calibrated score over the content-free request's, in nats
+    margin: float  # the name's calibrated score plus the request's, in nats
     #: Whether the arguments the runtime wrote come from the request
     #: (tool_arguments.py); None where none were written.
     grounded: bool | None = None
@@ -68,10 +80,43 @@ async def name_scores(
     return scores
 
 
+def purpose(tool: ToolDeclaration) -> Message:
+    """The system turn that says what ``tool`` does, in the model's own words: "You
+    can get the weather forecast for a city." """
+    what = tool.description.strip().rstrip(".") or f"use {tool.name}"
+    if what[1:2].islower():  # "Get the weather" -> "get the weather"; "URLs ..." kept
+        what = what[0].lower() + what[1:]
+    return Message("system", (Content("text", f"{PLAIN_SYSTEM} You can {what}."),))
+
+
+async def request_scores(
+    backend: Backend, heads: Mapping[str | None, list[int]], request: list[int]
+) -> dict[str | None, float]:
+    """Per head (a system turn and the user turn's opening, as token ids), the
+    log-probability of ``request`` (the user's text and the turn's end) after it: a
+    scratch cache each, released."""
+    scores: dict[str | None, float] = {}
+    for key, head in heads.items():
+        cache = backend.new_cache()
+        try:
+            await backend.forward(cache, head)
+            scores[key] = sum(await backend.score(cache, request))
+        finally:
+            backend.release(cache)
+    return scores
+
+
 def choose(
-    scores: Mapping[str, float], baseline: Mapping[str, float], threshold: float
+    scores: Mapping[str, float],
+    baseline: Mapping[str, float],
+    requests: Mapping[str | None, float],
+    threshold: float,
 ) -> tuple[ToolChoice, bool]:
-    """The best tool by calibrated score, and whether its margin reaches ``threshold``."""
-    margins = {name: scores[name] - baseline[name] for name in scores}
+    """The best tool by margin (its name's calibrated score, plus the request's score
+    after its purpose less after the plain system turn, keyed None), and whether that
+    margin reaches ``threshold``."""
+    margins = {
+        name: scores[name] - baseline[name] + requests[name] - requests[None] for name in scores
+    }
     best = max(margins, key=lambda name: margins[name])
     return ToolChoice(best, margins[best]), margins[best] >= threshold

@@ -15,14 +15,24 @@ from collections.abc import Sequence
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from py_runtime.engine.regular import NOTHING, Prefix, nullable, parse
-from py_runtime.models.tool_arguments import ArgumentWriter, candidates, numbers, passages
+from py_runtime.models.tool_arguments import (
+    ArgumentWriter,
+    candidates,
+    in_spelled_form,
+    numbers,
+    passages,
+    quantities,
+    standard_forms,
+)
 from py_runtime.tool_calls.grammar import arguments_language
 
 WORDS = ["Oslo", "Anna", "tomorrow", "on", "off", "kitchen", "2", "10", "3.5", "to", "the"]
+WORDS += ["March 3, 2026", "at 3pm", "two", "minutes", "an hour and a half"]
 
 
 def test_passages_are_quoted_text_and_runs_of_words() -> None:
@@ -44,6 +54,61 @@ def test_numbers_are_those_written_in_digits_each_time() -> None:
         90,
         90,
     ]
+
+
+def test_numbers_are_also_those_written_as_words() -> None:
+    text = "two adults and one child, Twenty-five, thirty six, forty; someone, oneself, None"
+    assert numbers(text) == [2, 1, 25, 36, 40]
+
+
+def test_durations_are_stated_in_the_unit_a_property_names() -> None:
+    minutes = {"type": "number", "description": "Length of the timer in minutes"}
+    assert quantities(minutes, "set a timer for an hour and a half") == [90]
+    assert quantities(minutes, "I need a 30 second timer") == [30, 0.5]
+    assert quantities(minutes, "a 2 hour timer, or half an hour") == [2, 120, 30]
+    assert quantities(minutes, "timer 25 min please") == [25]
+    assert quantities({"type": "integer"}, "it lasts 2 hours", "duration_minutes") == [2, 120]
+    assert quantities({"type": "number"}, "an hour and a half") == []  # no unit named
+
+
+def test_dates_and_times_in_words_are_offered_in_iso_form() -> None:
+    text = (
+        "March 14, 2026 at 3pm; the 3rd of Sept. 2027 at 7:30 a.m.; may 5 2026, 13pm, Mayday 2026"
+    )
+    assert standard_forms(text) == ["2026-03-14", "2026-05-05", "2027-09-03", "15:00", "07:30"]
+    request = "Put Dentist in my calendar for March 14, 2026 at 3pm"
+    offered = candidates({"type": "string"}, request) or []
+    assert {'"2026-03-14"', '"15:00"', '"March 14, 2026"', '"Dentist"'} <= set(offered)
+    date = {"type": "string", "description": "Date as YYYY-MM-DD"}
+    assert in_spelled_form(date, offered) == ['"2026-03-14"']
+    time = {"type": "string", "description": "Start time as HH:MM"}
+    assert in_spelled_form(time, offered) == ['"15:00"']
+    assert in_spelled_form(date, ['"Dentist"']) == ['"Dentist"']  # none in form: all kept
+    assert in_spelled_form({"type": "string"}, offered) == offered
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_an_optional_string_in_a_spelled_form_is_written_when_the_request_holds_one(
+    seed: int,
+) -> None:
+    """Whatever the scores: the request's time, in the form the description spells."""
+    time = {"type": "string", "description": "Start time as HH:MM, 24-hour clock"}
+    schema = {"type": "object", "properties": {"title": {"type": "string"}, "time": time}}
+    schema["required"] = ["title"]
+    language = Prefix(parse(arguments_language(schema)))
+
+    def write(request: str) -> dict[str, Any]:
+        focus = hashed_scores(seed + 1)
+
+        async def focused(label: str, texts: Sequence[str]) -> list[float]:
+            return await focus(label, texts, None)
+
+        writer = ArgumentWriter(language, request, hashed_scores(seed), own_value(0), focused)
+        written, _ = asyncio.run(writer.write("<tool_call>", schema))
+        return dict(json.loads(written))
+
+    assert write("Lunch with Anna at 1pm")["time"] == "13:00"
+    assert "time" not in write("Lunch with Anna")
 
 
 def test_candidates_by_schema() -> None:
@@ -88,6 +153,10 @@ LEAVES = st.one_of(
     st.just({"type": "integer", "minimum": 5}),
     st.just({"type": "boolean"}),
     st.just({"type": "array", "items": {"type": "string"}}),
+    st.just({"type": "string", "description": "Date as YYYY-MM-DD"}),
+    st.just({"type": "string", "format": "date"}),
+    st.just({"type": "number", "description": "in minutes"}),
+    st.just({"type": "integer", "minimum": 1, "maximum": 120, "description": "in minutes"}),
 )
 
 
@@ -120,7 +189,12 @@ def test_what_is_written_is_held_to_the_tools_schema(
     schema: dict[str, Any], request: str, seed: int
 ) -> None:
     language = Prefix(parse(arguments_language(schema)))
-    writer = ArgumentWriter(language, request, hashed_scores(seed), own_value(seed))
+    focus = hashed_scores(seed + 1)
+
+    async def focused(label: str, texts: Sequence[str]) -> list[float]:
+        return await focus(label, texts, None)
+
+    writer = ArgumentWriter(language, request, hashed_scores(seed), own_value(seed), focused)
     written, grounded = asyncio.run(writer.write("<tool_call>", schema))
     assert language.after(written) != NOTHING
     if nullable(language.after(written)):

@@ -16,9 +16,17 @@ import pytest
 pytest.importorskip("onnxruntime")
 
 from py_runtime.devtools import models  # noqa: E402
+from py_runtime.engine.messages import Content, Message, user_text  # noqa: E402
+from py_runtime.engine.options import ToolDeclaration  # noqa: E402
 from py_runtime.hosts.onnxruntime_backend import OnnxRuntimeBackend  # noqa: E402
 from py_runtime.models.generation import Scratch  # noqa: E402
-from py_runtime.models.tool_choice import ToolChoice, choose  # noqa: E402
+from py_runtime.models.tool_choice import (  # noqa: E402
+    PLAIN_SYSTEM,
+    ToolChoice,
+    choose,
+    purpose,
+    request_scores,
+)
 from tests.unit.builders import text  # noqa: E402
 from tests.unit.test_causal_lm import FIXTURE, Harness, calls_of, text_of  # noqa: E402
 
@@ -105,11 +113,53 @@ def test_scratch_scores_texts_sharing_a_start_in_one_pass_each_as_alone(
     assert passes <= 4  # holding the prefix, then a pass per path: three
 
 
-def test_the_choice_is_the_best_calibrated_tool() -> None:
+def test_the_choice_adds_the_names_calibrated_score_and_the_requests() -> None:
     scores = {"get_weather": -1.0, "set_timer": -2.0}
     baseline = {"get_weather": -0.5, "set_timer": -4.0}  # a model leaning to get_weather
-    assert choose(scores, baseline, 1.0) == (ToolChoice("set_timer", 2.0), True)
-    assert choose(scores, baseline, 2.5) == (ToolChoice("set_timer", 2.0), False)
+    neutral = {None: -20.0, "get_weather": -20.0, "set_timer": -20.0}
+    assert choose(scores, baseline, neutral, 1.0) == (ToolChoice("set_timer", 2.0), True)
+    assert choose(scores, baseline, neutral, 2.5) == (ToolChoice("set_timer", 2.0), False)
+    # The request far likelier after get_weather's purpose than after the plain turn.
+    likelier = {None: -20.0, "get_weather": -16.0, "set_timer": -21.0}
+    assert choose(scores, baseline, likelier, 3.5) == (ToolChoice("get_weather", 3.5), True)
+
+
+def test_a_tools_purpose_is_its_description_in_a_system_turn() -> None:
+    def said(description: str) -> str:
+        return purpose(ToolDeclaration("get_weather", description, {})).text()
+
+    assert said("Get the weather forecast for a city") == (
+        "You are a helpful assistant. You can get the weather forecast for a city."
+    )
+    assert said(" Get the weather. ") == "You are a helpful assistant. You can get the weather."
+    assert said("URLs for a city") == "You are a helpful assistant. You can URLs for a city."
+    assert said("") == "You are a helpful assistant. You can use get_weather."
+
+
+@needs_smollm2
+def test_a_request_is_likelier_after_the_purpose_of_the_tool_it_needs() -> None:
+    """The heads are the template's own text up to the request, the request's ids run
+    to its turn's end, and scoring them holds no cache afterwards."""
+    harness = Harness("fp32", folder=SMOLLM2)
+    model = harness.model
+    harness.run(model.load(lambda _: None, lambda: False))
+    assert model.backend is not None and model.tokenizer is not None
+    tools = [ToolDeclaration(t["name"], t["description"], {}) for t in TOOLS]
+    request = "Set a timer for 10 minutes"
+    split = model.request_heads(tools, request)
+    assert split is not None
+    heads, ids = split
+    assert model.tokenizer.decode(ids, skip_special_tokens=False) == request + "<|im_end|>\n"
+    for key, system in [(None, PLAIN_SYSTEM), *((t.name, purpose(t).text()) for t in tools)]:
+        rendered = model.render(
+            [Message("system", (Content("text", system),)), user_text(request)], (), False
+        )
+        assert model.tokenizer.decode(heads[key], skip_special_tokens=False) + request in rendered
+    held = model.backend.resources()["caches"]
+    scores = harness.run(request_scores(model.backend, heads, ids))
+    assert model.backend.resources()["caches"] == held
+    assert scores["set_timer"] > max(scores[None], scores["get_weather"])
+    assert model.request_heads(tools, "   ") is None
 
 
 @pytest.fixture(scope="module")
