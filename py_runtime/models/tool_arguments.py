@@ -80,11 +80,7 @@ def standard_forms(request: str) -> list[str]:
     for pattern in _DATES:
         for match in pattern.finditer(request):
             word, day = match["month"].lower(), int(match["day"])
-            month = (
-                9
-                if word == "sept"
-                else next((n for n, name in enumerate(months, 1) if name.startswith(word)), 0)
-            )
+            month = next((n for n, name in enumerate(months, 1) if name.startswith(word)), 0)
             if month and 1 <= day <= 31:
                 found.append(f"{match['year']}-{month:02}-{day:02}")
     for hour, minute, half in _TIME.findall(request):
@@ -359,7 +355,7 @@ class ArgumentWriter:
             scores = await self.score(opening + text, texts, None)
             focused = await self.focus(f"{label}: ", texts)
             best = max(zip(scores, focused, texts, strict=True), key=lambda s: s[0] + s[1])[2]
-            self._written(best)
+            self._count_source(best)
             return text + best, True
         if len(texts) > STARTS:
             # The texts whose first token (after what they share) is among the model's
@@ -375,7 +371,7 @@ class ArgumentWriter:
             self._sources["request" if best in stated else "elsewhere"] += 1
         return text + best, True
 
-    def _written(self, string: str) -> None:
+    def _count_source(self, string: str) -> None:
         """Count where a free string written (JSON) came from."""
         source = "request" if json.loads(string).casefold() in self._passages else "elsewhere"
         self._sources[source] += 1
