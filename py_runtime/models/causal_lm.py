@@ -37,7 +37,7 @@ from ..tool_calls import parser_for_model
 from .backend import Backend
 from .base import CHAT_CAPABILITIES, ProgressCallback, StopCallback
 from .chat_template import ChatTemplate, ChatTemplateError
-from .generation import CausalLMState
+from .generation import CausalLMState, common_prefix_length
 from .hf_messages import messages_to_hf, tool_declarations_to_hf
 from .prompted_tools import with_prompted_tools
 from .speed import measure_speed
@@ -347,18 +347,22 @@ class CausalLM:
         tools: Sequence[ToolDeclaration],
         openings: dict[str, list[int]],
         stop: StopCallback,
+        session: tuple[int, Sequence[int]],
     ) -> dict[str, float]:
         """The tools' name scores after a content-free conversation (tool_choice.py),
-        scored once per conversation text and kept."""
+        scored once per conversation text and kept; in a copy of the ``session``'s
+        cache (and the ids it holds), which runs only what the two do not share."""
         assert self.backend is not None
         ids = self.encode(self.render(messages, tools, True))
         key = json.dumps([ids, sorted(openings)])
         if key not in self._baselines:
             if stop():
                 raise Aborted
-            cache = self.backend.new_cache()
+            cache = await self.backend.clone(session[0])
             try:
-                await self.backend.forward(cache, ids)
+                shared = min(common_prefix_length(ids, session[1]), len(ids) - 1)
+                self.backend.truncate(cache, shared)
+                await self.backend.forward(cache, ids[shared:])
                 self._baselines[key] = await name_scores(self.backend, cache, ids, openings)
             finally:
                 self.backend.release(cache)

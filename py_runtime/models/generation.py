@@ -221,7 +221,9 @@ class CausalLMState:
             for name, text in call_openings("prompted", list(self.schemas)).items()
         }
         scores = await name_scores(self.backend, self.cache, self.cached, openings)
-        baseline = await model.tool_baseline(content_free(context), self.tools, openings, stop)
+        baseline = await model.tool_baseline(
+            content_free(context), self.tools, openings, stop, (self.cache, self.cached)
+        )
         if stop():
             raise Aborted
         split = model.request_heads(self.tools, turn.text())

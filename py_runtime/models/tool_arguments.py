@@ -11,12 +11,14 @@ what may come next:
 - the next property (an optional one, or the next required one) or the object's end;
 - a value: enum and ``const`` values; ``true`` and ``false``; every integer of a
   bounded range of at most ``RANGE`` values; the numbers the request writes (in digits
-  or words, and its durations in the unit the property names); for a string, the
-  request's passages (quoted ones, runs of up to ``MAX_WORDS`` words, and its dates
-  and times in ISO 8601's form) and the model's own value (greedy, up to its closing
-  quote), those in the form the description spells out where some are ("Date as
-  YYYY-MM-DD"), scored both in the call and in a focused conversation (the request,
-  then the property's description); an object's properties likewise, one by one.
+  or words; where the property names a unit of time, its durations in that unit); for
+  a string, the request's passages (quoted ones, runs of up to ``MAX_WORDS`` words, and
+  its dates, times and currencies in standard form) and the model's own value (greedy,
+  up to its closing quote), scored both in the call and in a focused conversation (the
+  request, then the property's description); where the description spells out a form
+  ("Date as YYYY-MM-DD", "currency code"), the first value in that form the request
+  states that no earlier property took, and what such properties take is not offered
+  to the object's other strings; an object's properties likewise, one by one.
 
 Every candidate is checked against the arguments' language (the grammar the call is
 held to). Where a value has no candidate (an array, a union, a number the request
@@ -31,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..engine.regular import NOTHING, Prefix
 
@@ -63,30 +65,78 @@ _DATES = [
     re.compile(rf"(?<!\w){_DAY} (?:of )?{_MONTH},? {_YEAR}(?!\w)", re.IGNORECASE),  # 14 March 2026
 ]
 _TIME = re.compile(r"(?<![\w:])(\d{1,2})(?::(\d{2}))? ?([ap])\.?m\.?(?!\w)", re.IGNORECASE)
-#: The forms of ISO 8601 a property's description may spell out ("Date as YYYY-MM-DD"),
-#: as JSON Schema's ``format`` names them.
+#: The ISO 4217 codes of the most traded currencies, by the names people write for
+#: them (a bare "dollars" taken as US dollars, as people mostly mean) and their signs.
+CURRENCIES = {
+    "USD": ("US dollars?|U\\.S\\. dollars?|American dollars?|dollars?|bucks", "$"),
+    "EUR": ("euros?", "€"),
+    "GBP": ("British pounds?|pounds? sterling|sterling|pounds?", "£"),
+    "JPY": ("Japanese yen|yen", "¥"),
+    "CHF": ("Swiss francs?", ""),
+    "CAD": ("Canadian dollars?", ""),
+    "AUD": ("Australian dollars?", ""),
+    "NZD": ("New Zealand dollars?", ""),
+    "HKD": ("Hong Kong dollars?", ""),
+    "SGD": ("Singapore dollars?", ""),
+    "CNY": ("Chinese yuan|yuan|renminbi", ""),
+    "INR": ("Indian rupees?|rupees?", "₹"),
+    "KRW": ("South Korean won|Korean won", "₩"),
+    "MXN": ("Mexican pesos?", ""),
+    "BRL": ("Brazilian reals?|reais", ""),
+    "SEK": ("Swedish kron(?:a|or)", ""),
+    "NOK": ("Norwegian kron(?:e|er)", ""),
+    "DKK": ("Danish kron(?:e|er)", ""),
+    "PLN": ("Polish zloty|zloty", ""),
+    "ZAR": ("South African rand|rand", ""),
+    "TRY": ("Turkish lira", ""),
+    "RUB": ("Russian roubles?|rubles?|roubles?", ""),
+}
+_CURRENCY = re.compile(
+    "|".join(
+        rf"(?P<{code}>(?<!\w)(?:{names})(?!\w){'|' + re.escape(sign) if sign else ''})"
+        for code, (names, sign) in CURRENCIES.items()
+    ),
+    re.IGNORECASE,
+)
+#: The standard forms a property's description may spell out ("Date as YYYY-MM-DD",
+#: "Three-letter currency code"): ISO 8601 dates and times, ISO 4217 codes.
 SPELLED_FORMS = {
     "YYYY-MM-DD": re.compile(r"\d{4}-\d{2}-\d{2}"),
     "HH:MM": re.compile(r"\d{2}:\d{2}"),
+    "currency code": re.compile(r"[A-Z]{3}"),
 }
 
 
-def standard_forms(request: str) -> list[str]:
-    """The dates and times of day a request writes in words, in ISO 8601's form (the
-    one schemas ask for): "March 14, 2026" and "14th of March 2026" as "2026-03-14",
-    "3pm" as "15:00", "7:30 a.m." as "07:30"."""
+class Reading(NamedTuple):
+    """A value a request writes in words, read in its standard form."""
+
+    value: str  # "2026-03-14"
+    start: int  # where the request writes it
+    written: str  # "March 14, 2026"
+
+
+def standard_forms(request: str) -> list[Reading]:
+    """The dates, times of day and currencies a request writes in words, in the
+    standard forms schemas ask for: "March 14, 2026" and "14th of March 2026" as
+    "2026-03-14", "3pm" as "15:00", "7:30 a.m." as "07:30" (ISO 8601); "Swiss francs"
+    as "CHF" (ISO 4217)."""
     months = _MONTHS.split()
-    found: list[str] = []
+    found: list[Reading] = []
     for pattern in _DATES:
         for match in pattern.finditer(request):
             word, day = match["month"].lower(), int(match["day"])
             month = next((n for n, name in enumerate(months, 1) if name.startswith(word)), 0)
             if month and 1 <= day <= 31:
-                found.append(f"{match['year']}-{month:02}-{day:02}")
-    for hour, minute, half in _TIME.findall(request):
+                date = f"{match['year']}-{month:02}-{day:02}"
+                found.append(Reading(date, match.start(), match[0]))
+    for match in _TIME.finditer(request):
+        hour, minute, half = match.groups()
         if 1 <= int(hour) <= 12 and int(minute or 0) < 60:
             hours = int(hour) % 12 + (12 if half.lower() == "p" else 0)
-            found.append(f"{hours:02}:{minute or '00'}")
+            found.append(Reading(f"{hours:02}:{minute or '00'}", match.start(), match[0]))
+    for match in _CURRENCY.finditer(request):
+        code = next(code for code, name in match.groupdict().items() if name)
+        found.append(Reading(code, match.start(), match[0]))
     return found
 
 
@@ -94,7 +144,7 @@ def passages(request: str) -> list[str]:
     """The strings a request offers: its quoted passages, its runs of up to
     ``MAX_WORDS`` words without the punctuation around them, and the dates and times it
     writes, in their standard form (``standard_forms``)."""
-    found: dict[str, None] = dict.fromkeys(standard_forms(request))
+    found: dict[str, None] = dict.fromkeys(r.value for r in standard_forms(request))
     for quoted in re.findall(r'"([^"]+)"|“([^”]+)”', request):
         found[next(q for q in quoted if q)] = None
     words = request.split()
@@ -145,24 +195,22 @@ _DURATION = re.compile(
 
 def quantities(schema: Any, request: str, name: str = "") -> list[int | float]:
     """The numbers a request states for property ``name`` of ``schema``: those it
-    writes (``numbers``), and its durations ("an hour and a half", "30 second") in the
-    unit of time the property's name or description names ("duration_minutes",
-    "Length in minutes"), where they differ."""
-    written = numbers(request)
+    writes (``numbers``); where the property's name or description names a unit of
+    time ("duration_minutes", "Length in minutes"), its durations in that unit only
+    ("2 hours" states 120 minutes; "an hour and a half", 90; "home by 8", none)."""
     description = schema.get("description") if isinstance(schema, dict) else None
     said = " ".join([name.replace("_", " "), description if isinstance(description, str) else ""])
     unit = next((u for u in _SECONDS if re.search(rf"\b{u}s?\b", said, re.IGNORECASE)), None)
     if unit is None:
-        return written
+        return numbers(request)
+    durations: list[int | float] = []
     for amount, unit_word, named, half in _DURATION.findall(request):
         word = amount.lower()
         count = 0.5 if word.startswith("half") else 1 if word in ("a", "an") else numbers(amount)[0]
         count += numbers(unit_word)[0] if unit_word else 0
         value = (count + (0.5 if half else 0)) * _SECONDS[named.lower()] / _SECONDS[unit]
-        value = int(value) if value == int(value) else round(value, 4)
-        if value not in written:
-            written.append(value)
-    return written
+        durations.append(int(value) if value == int(value) else round(value, 4))
+    return durations
 
 
 def candidates(schema: Any, request: str, name: str = "") -> list[str] | None:
@@ -230,6 +278,7 @@ class ArgumentWriter:
         self.language, self.request = language, request  # the arguments' language
         self.score, self.greedy, self.focus = score, greedy, focus
         self._passages = {text.casefold() for text in passages(request)}
+        self._readings = standard_forms(request)
         self._sources = {"request": 0, "elsewhere": 0}  # where the values written came from
 
     async def write(self, opening: str, schema: Any) -> tuple[str, bool]:
@@ -258,10 +307,15 @@ class ArgumentWriter:
         """Of the values offered for ``schema``, those the request states (None: values
         it cannot state: free strings, which are its own words, and booleans): an enum
         or ``const`` string it names, as a word; a number it writes that the arguments
-        so far did not take; a string in the form the description spells out."""
+        so far did not take; of the strings in the form the description spells out,
+        the first the arguments so far did not take (people state such values in the
+        order schemas declare them: "from 1200 yen to pounds", "from Paris to Rome")."""
         if _free(schema):
             form = spelled_form(schema)
-            return [v for v in offered if form.fullmatch(json.loads(v))] if form else None
+            if form is None:
+                return None
+            in_form = [json.dumps(r.value, ensure_ascii=False) for r in self._in_form(form)]
+            return [value for value in in_form if value not in text][:1]
         values = [json.loads(value) for value in offered]
         if any(isinstance(v, bool) or not isinstance(v, (str, int, float)) for v in values):
             return None
@@ -279,12 +333,28 @@ class ArgumentWriter:
             if value in written and written.count(value) > taken.count(value)
         ]
 
+    def _in_form(self, form: re.Pattern[str]) -> list[Reading]:
+        """The values the request states in ``form``, in the order it writes them:
+        those it writes in words (``standard_forms``) and those it writes so."""
+        found = [r for r in self._readings if form.fullmatch(r.value)]
+        for passage in passages(self.request):
+            if form.fullmatch(passage) and (start := self.request.find(passage)) >= 0:
+                found.append(Reading(passage, start, passage))
+        kept: dict[str, Reading] = {}
+        for reading in sorted(found, key=lambda r: r.start):
+            kept.setdefault(reading.value, reading)
+        return list(kept.values())
+
     async def _object(self, opening: str, text: str, schema: Any) -> tuple[str, bool]:
         """``text`` and an object of ``schema`` after it; whether it is whole."""
         properties = schema.get("properties") if isinstance(schema, dict) else None
         if not isinstance(properties, dict) or not self._begins(text + "{"):
             return text, False
         required = set(schema.get("required") or ())
+        # What the properties held to a form take, as the request writes it ("March 14,
+        # 2026" for a date): not offered within the object's free strings.
+        forms = [form for p in properties.values() if (form := spelled_form(p))]
+        claimed = [r.written.casefold() for form in forms for r in self._in_form(form)]
         text += "{"
         names = list(properties)
         done = 0  # the properties written or passed over
@@ -316,12 +386,12 @@ class ArgumentWriter:
             if name is None:
                 return text, True
             done = names.index(name) + 1
-            text, whole = await self._value(opening, text, properties[name], name)
+            text, whole = await self._value(opening, text, properties[name], name, claimed)
             if not whole:
                 return text, False
 
     async def _value(
-        self, opening: str, text: str, schema: Any, name: str = ""
+        self, opening: str, text: str, schema: Any, name: str = "", claimed: Sequence[str] = ()
     ) -> tuple[str, bool]:
         if isinstance(schema, dict) and schema.get("type") == "object":
             return await self._object(opening, text, schema)
@@ -331,11 +401,14 @@ class ArgumentWriter:
         stated = self._stated(schema, offered, text, name)
         offered = stated or offered
         free = _free(schema)
-        if free:
+        if free and not stated:  # the model's own value, where the request states none
             own = await self.greedy(opening + text + '"')
             if own is not None:
                 offered.append(json.dumps(own, ensure_ascii=False))
             offered = in_spelled_form(schema, offered)
+        if free and spelled_form(schema) is None:
+            unclaimed = [v for v in offered if not any(c in v.casefold() for c in claimed)]
+            offered = unclaimed or offered
         # A value is whole where a delimiter may follow it; strings end at their quote,
         # other values are scored with the delimiter the model writes after them.
         texts = []
@@ -347,6 +420,9 @@ class ArgumentWriter:
                 texts += ends
         if not texts:
             return text, False
+        if free and len(texts) == 1:
+            self._count_source(texts[0])
+            return text + texts[0], True
         if free:
             # Scored twice, the scores added: in the call, and in a focused conversation
             # (the request, then the property's description: "The contact's name: "),

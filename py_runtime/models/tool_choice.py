@@ -7,11 +7,12 @@ pieces of evidence for each tool, both log-likelihood ratios in nats, and adds t
 
 - **the name**: the log-probability of the tool's name at the answer's start, given
   the call's opening (``<tool_call>{"name": "``), less the same after a content-free
-  request (``CONTENT_FREE``) and the same system turn, which takes out the model's
+  request (``CONTENT_FREE``) after the same system turn and history, which takes out the model's
   leaning toward some names whatever is asked (contextual calibration, as in Zhao et
   al., "Calibrate Before Use", 2021);
 - **the request**: how much likelier the request itself is after a system turn that
-  says what the tool does than after a plain one (``PLAIN_SYSTEM``): the noisy-channel
+  says what the tool does (and the values its arguments take from a list) than after a
+  plain one (``PLAIN_SYSTEM``): the noisy-channel
   direction (as in Min et al., "Noisy Channel Language Model Prompting for Few-Shot
   Text Classification", 2022), which a small model scores far better than it names a
   tool; it also says whether any tool fits at all.
@@ -29,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os.path import commonprefix
+from typing import Any
 
 from ..engine.messages import Content, Message, user_text
 from ..engine.options import ToolDeclaration
@@ -36,9 +38,9 @@ from .backend import Backend
 
 #: The margin (in nats) at which the answer opens the best tool's call: chosen on
 #: SmolLM2-135M-Instruct's tuning requests (docs/tool-use.md).
-THRESHOLD = 6.0
+THRESHOLD = 9.0
 #: The lower margin at which it opens a call whose arguments all come from the request.
-GROUNDED_THRESHOLD = 2.5
+GROUNDED_THRESHOLD = 2.0
 #: The request whose scores calibrate the others': one that asks for nothing.
 CONTENT_FREE = "N/A"
 #: The system turn a request's likelihood is compared against; ``purpose`` adds a tool's.
@@ -57,9 +59,10 @@ class ToolChoice:
 
 
 def content_free(context: Sequence[Message]) -> list[Message]:
-    """The conversation the calibration scores: the context's system turns and a
-    request for nothing."""
-    return [*(m for m in context if m.role == "system"), user_text(CONTENT_FREE)]
+    """The conversation the calibration scores: the context before its last turn (the
+    request), whose system turns, worked examples and history sway the names as much,
+    then a request for nothing."""
+    return [*context[:-1], user_text(CONTENT_FREE)]
 
 
 async def name_scores(
@@ -80,12 +83,30 @@ async def name_scores(
     return scores
 
 
+def choices(schema: Any) -> list[str]:
+    """The values each of a schema's properties may take from a list (``enum``), as
+    "today or tomorrow", in the schema's order, nested objects' too."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    said: list[str] = []
+    for value in properties.values() if isinstance(properties, dict) else ():
+        listed = value.get("enum") if isinstance(value, dict) else None
+        if isinstance(listed, list) and listed:
+            words = [str(v) for v in listed]
+            said.append(" or ".join([", ".join(words[:-1]), words[-1]] if words[:-1] else words))
+        said += choices(value)
+    return said
+
+
 def purpose(tool: ToolDeclaration) -> Message:
-    """The system turn that says what ``tool`` does, in the model's own words: "You
-    can get the weather forecast for a city." """
+    """The system turn that says what ``tool`` does, in the page's own words, with the
+    values its arguments take from a list: "You can translate a phrase into another
+    language (English, French or German)." """
     what = tool.description.strip().rstrip(".") or f"use {tool.name}"
     if what[1:2].islower():  # "Get the weather" -> "get the weather"; "URLs ..." kept
         what = what[0].lower() + what[1:]
+    listed = choices(tool.input_schema)
+    if listed:
+        what += f" ({'; '.join(listed)})"
     return Message("system", (Content("text", f"{PLAIN_SYSTEM} You can {what}."),))
 
 

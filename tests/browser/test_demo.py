@@ -112,6 +112,24 @@ def test_calculator_parses_arithmetic_only(page: Page, server: StaticServer) -> 
     ]  # fmt: skip
 
 
+def test_time_tool_finds_a_citys_time_zone(page: Page, server: StaticServer) -> None:
+    page.goto(f"{server.url}/")
+    results = page.evaluate(
+        """async (cities) => {
+          const { localTime, timeZoneOf } = await import('/demo-tools.js');
+          const local = Intl.DateTimeFormat().resolvedOptions().timeZone;
+          return cities.map((city) => {
+            try { return timeZoneOf(city) === local ? 'here' : localTime(city); }
+            catch (error) { return error.name; }
+          });
+        }""",
+        ["Tokyo", "new york", "here", "", "Atlantis", "York"],
+    )
+    assert re.fullmatch(r"\w+day, \d+ \w+ \d{4} at \d\d:\d\d \(Asia/Tokyo\)", results[0])
+    assert results[1].endswith("(America/New_York)")
+    assert results[2:] == ["here", "here", "RangeError", "RangeError"]
+
+
 def test_echo_demo_stops_shows_tools_and_errors(
     page: Page, server: StaticServer, violations: list[str]
 ) -> None:
@@ -199,6 +217,10 @@ def test_smollm2_conversation(page: Page, server: StaticServer, violations: list
     expect(tool.locator(".tool-arguments")).to_have_text('{"expression":"17 * 23"}')
     expect(tool.locator(".tool-result")).to_have_text("391")
     expect(answer.locator(".text").last).to_contain_text("391")
+    # The local time: a tool no worked example shows, chosen by the runtime.
+    answer = ask(page, "What time is it in Tokyo?", SLOW)
+    expect(answer.locator(".tool .tool-name")).to_have_text("local_time")
+    expect(answer.locator(".tool-result")).to_contain_text(re.compile(r"\d\d:\d\d"))
 
     # Structured output, held to the default schema.
     page.uncheck("#tools")
@@ -227,15 +249,17 @@ def test_smollm2_conversation(page: Page, server: StaticServer, violations: list
     assert turns(page, "user").all_inner_texts() == [
         "You\nWhat is the capital of France?",
         "You\nWhat is 17 * 23?",
+        "You\nWhat time is it in Tokyo?",
         "You\nWhat is the capital of France?",
         "You\nHow sure are you?",
     ]
     shown = turns(page, "assistant").all_inner_texts()
-    assert len(shown) == 4
+    assert len(shown) == 5
     assert "Paris" in shown[0]
     assert "calculator" in shown[1] and "391" in shown[1]
-    assert '"answer": "' in shown[2]
-    assert "NotSupportedError" in shown[3]
+    assert "local_time" in shown[2]
+    assert '"answer": "' in shown[3]
+    assert "NotSupportedError" in shown[4]
 
     # Stop mid-answer: AbortError inline, and the session rolled back.
     page.uncheck("#structured")

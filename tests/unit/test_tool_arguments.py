@@ -64,18 +64,21 @@ def test_numbers_are_also_those_written_as_words() -> None:
 def test_durations_are_stated_in_the_unit_a_property_names() -> None:
     minutes = {"type": "number", "description": "Length of the timer in minutes"}
     assert quantities(minutes, "set a timer for an hour and a half") == [90]
-    assert quantities(minutes, "I need a 30 second timer") == [30, 0.5]
-    assert quantities(minutes, "a 2 hour timer, or half an hour") == [2, 120, 30]
+    assert quantities(minutes, "I need a 30 second timer") == [0.5]
+    assert quantities(minutes, "a 2 hour timer, or half an hour") == [120, 30]
     assert quantities(minutes, "timer 25 min please") == [25]
-    assert quantities({"type": "integer"}, "it lasts 2 hours", "duration_minutes") == [2, 120]
-    assert quantities({"type": "number"}, "an hour and a half") == []  # no unit named
+    assert quantities(minutes, "one hour and 5 minutes") == [60, 5]
+    assert quantities(minutes, "home by 8, 2 adults") == []  # no duration
+    assert quantities({"type": "integer"}, "it lasts 2 hours", "duration_minutes") == [120]
+    assert quantities({"type": "number"}, "an hour and a half, 2 adults") == [2]  # no unit
 
 
 def test_dates_and_times_in_words_are_offered_in_iso_form() -> None:
     text = (
         "March 14, 2026 at 3pm; the 3rd of Sept. 2027 at 7:30 a.m.; may 5 2026, 13pm, Mayday 2026"
     )
-    assert standard_forms(text) == ["2026-03-14", "2026-05-05", "2027-09-03", "15:00", "07:30"]
+    found = [r.value for r in standard_forms(text)]
+    assert found == ["2026-03-14", "2026-05-05", "2027-09-03", "15:00", "07:30"]
     request = "Put Dentist in my calendar for March 14, 2026 at 3pm"
     offered = candidates({"type": "string"}, request) or []
     assert {'"2026-03-14"', '"15:00"', '"March 14, 2026"', '"Dentist"'} <= set(offered)
@@ -85,6 +88,64 @@ def test_dates_and_times_in_words_are_offered_in_iso_form() -> None:
     assert in_spelled_form(time, offered) == ['"15:00"']
     assert in_spelled_form(date, ['"Dentist"']) == ['"Dentist"']  # none in form: all kept
     assert in_spelled_form({"type": "string"}, offered) == offered
+
+
+def test_currencies_in_words_are_offered_as_their_codes() -> None:
+    text = "How many euros for 80 Australian dollars, $5, 1000 Indian rupees or one yen?"
+    assert [r.value for r in standard_forms(text)] == ["EUR", "AUD", "USD", "INR", "JPY"]
+    assert standard_forms("dollarsign, eurozone, yens, 20 GBP to USD") == []
+    code = {"type": "string", "description": "Three-letter currency code, e.g. USD"}
+    offered = candidates(code, "convert 1200 yen to british pounds") or []
+    assert in_spelled_form(code, offered) == ['"JPY"', '"GBP"']
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_two_values_in_a_spelled_form_are_not_both_taken_by_one(seed: int) -> None:
+    """Whatever the scores: each currency the request names, one per property."""
+    code = {"type": "string", "description": "Three-letter currency code, e.g. USD"}
+    schema = {"type": "object", "properties": {"amount": {"type": "number"}}}
+    schema["properties"] |= {"from": code, "to": code}
+    schema["required"] = ["amount", "from", "to"]
+    language = Prefix(parse(arguments_language(schema)))
+    focus = hashed_scores(seed + 1)
+
+    async def focused(label: str, texts: Sequence[str]) -> list[float]:
+        return await focus(label, texts, None)
+
+    def write(request: str) -> dict[str, Any]:
+        writer = ArgumentWriter(language, request, hashed_scores(seed), own_value(0), focused)
+        written, grounded = asyncio.run(writer.write("<tool_call>", schema))
+        assert grounded
+        return dict(json.loads(written))
+
+    # In the order the request writes them, as the schema declares them.
+    assert write("convert 1200 yen to british pounds") == {"amount": 1200} | {
+        "from": "JPY",
+        "to": "GBP",
+    }
+    assert write("20 GBP in dollars") == {"amount": 20, "from": "GBP", "to": "USD"}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_what_a_form_takes_is_not_offered_to_free_strings_beside_it(seed: int) -> None:
+    date = {"type": "string", "description": "Date as YYYY-MM-DD"}
+    schema = {"type": "object", "properties": {"title": {"type": "string"}, "date": date}}
+    schema["required"] = ["title", "date"]
+    language = Prefix(parse(arguments_language(schema)))
+    focus = hashed_scores(seed + 1)
+
+    async def focused(label: str, texts: Sequence[str]) -> list[float]:
+        return await focus(label, texts, None)
+
+    async def own(prefix: str) -> str:  # the model's own title, the date in it
+        return "Dentist on March 14, 2026"
+
+    request = "Put Dentist in my calendar for March 14, 2026 at 3pm"
+    writer = ArgumentWriter(language, request, hashed_scores(seed), own, focused)
+    written, _ = asyncio.run(writer.write("<tool_call>", schema))
+    arguments = json.loads(written)
+    assert arguments["date"] == "2026-03-14"
+    assert "march" not in arguments["title"].casefold()
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -134,6 +134,13 @@ def test_a_tools_purpose_is_its_description_in_a_system_turn() -> None:
     assert said(" Get the weather. ") == "You are a helpful assistant. You can get the weather."
     assert said("URLs for a city") == "You are a helpful assistant. You can URLs for a city."
     assert said("") == "You are a helpful assistant. You can use get_weather."
+    # With the values its arguments take from a list, nested objects' too.
+    room = {"type": "object", "properties": {"room": {"enum": ["kitchen"]}}}
+    schema = {"day": {"enum": ["today", "tomorrow", 3]}, "n": {"type": "number"}, "at": room}
+    declared = ToolDeclaration("x", "Get it", {"type": "object", "properties": schema})
+    assert purpose(declared).text() == (
+        "You are a helpful assistant. You can get it (today, tomorrow or 3; kitchen)."
+    )
 
 
 @needs_smollm2

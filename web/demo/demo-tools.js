@@ -1,4 +1,4 @@
-// The demo's two closed-loop tools (a calculator and the local time) and the worked
+// The demo's two closed-loop tools (a calculator and the time in a city) and the worked
 // example that makes a small model (SmolLM2-135M) call them.
 
 /* global LanguageModelToolCall, LanguageModelToolSuccess */
@@ -85,10 +85,25 @@ export function calculate(text) {
 
 // The tools -------------------------------------------------------------------
 
-/** The local date and time, with the time zone's name. */
-export function localTime(date = new Date()) {
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return `${date.toLocaleString('en-GB', { dateStyle: 'full', timeStyle: 'short' })} (${zone})`;
+/**
+ * The IANA time zone of a city its name ends ("Tokyo": "Asia/Tokyo"); the page's own
+ * zone for "here" or no city.
+ * @param {string} [city]
+ */
+export function timeZoneOf(city) {
+  const local = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const wanted = (city ?? '').trim().toLowerCase();
+  if (!wanted || wanted === 'here') return local;
+  const zones = [local, ...Intl.supportedValuesOf('timeZone')];
+  const zone = zones.find((name) => name.split('/').pop().replaceAll('_', ' ').toLowerCase() === wanted);
+  if (!zone) throw new RangeError(`No time zone is named after "${city}": try a larger city nearby, or "here".`);
+  return zone;
+}
+
+/** The date and time now in a city (or here), with the time zone's name. */
+export function localTime(city, date = new Date()) {
+  const timeZone = timeZoneOf(city);
+  return `${date.toLocaleString('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone })} (${timeZone})`;
 }
 
 /** Closed-loop tool declarations (docs/tools.md): each has `execute`. */
@@ -107,10 +122,14 @@ export const TOOLS = [
   },
   {
     name: 'local_time',
-    description: 'Get the current local date and time',
-    inputSchema: { type: 'object', properties: {} },
+    description: 'Get the current date and time in a city',
+    inputSchema: {
+      type: 'object',
+      properties: { city: { type: 'string', description: 'City name, or here for the local time' } },
+      required: ['city'],
+    },
     annotations: { readOnlyHint: true },
-    execute: async () => localTime(),
+    execute: async ({ city }) => localTime(city),
   },
 ];
 
