@@ -320,10 +320,20 @@ class ArgumentWriter:
         if any(isinstance(v, bool) or not isinstance(v, (str, int, float)) for v in values):
             return None
         if all(isinstance(value, str) for value in values):
+            # Where the request names each; a value named only within a longer one's
+            # name ("economy" in "premium economy") is not named.
+            spans = [
+                [m.span() for m in re.finditer(rf"(?<!\w){re.escape(v)}(?!\w)", self.request, re.I)]
+                for v in values
+            ]
+            longer = [span for found in spans for span in found]
             return [
                 offered[i]
-                for i, value in enumerate(values)
-                if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", self.request, re.IGNORECASE)
+                for i, found in enumerate(spans)
+                if any(
+                    not any(a <= start and end <= b and b - a > end - start for a, b in longer)
+                    for start, end in found
+                )
             ]
         taken = numbers(text)
         written = quantities(schema, self.request, name)
@@ -401,7 +411,9 @@ class ArgumentWriter:
         stated = self._stated(schema, offered, text, name)
         offered = stated or offered
         free = _free(schema)
-        if free and not stated:  # the model's own value, where the request states none
+        if free and not stated:
+            # The model's own value: where it beats every passage, the request likely
+            # does not state the value, and the call is not grounded.
             own = await self.greedy(opening + text + '"')
             if own is not None:
                 offered.append(json.dumps(own, ensure_ascii=False))

@@ -127,6 +127,27 @@ def test_two_values_in_a_spelled_form_are_not_both_taken_by_one(seed: int) -> No
 
 
 @pytest.mark.parametrize("seed", range(8))
+def test_an_enum_value_named_only_within_a_longer_one_is_not_named(seed: int) -> None:
+    """Whatever the scores: "premium economy" names that cabin, not "economy"."""
+    cabin = {"enum": ["economy", "premium economy", "business", "first"]}
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "cabin": cabin}}
+    schema["required"] = ["city"]
+    language = Prefix(parse(arguments_language(schema)))
+    focus = hashed_scores(seed + 1)
+
+    async def focused(label: str, texts: Sequence[str]) -> list[float]:
+        return await focus(label, texts, None)
+
+    def cabin_of(request: str) -> Any:
+        writer = ArgumentWriter(language, request, hashed_scores(seed), own_value(0), focused)
+        written, _ = asyncio.run(writer.write("<tool_call>", schema))
+        return json.loads(written).get("cabin")
+
+    assert cabin_of("premium economy to Boston") == "premium economy"
+    assert cabin_of("Economy, or premium economy if cheap, to Oslo") in cabin["enum"][:2]
+
+
+@pytest.mark.parametrize("seed", range(8))
 def test_what_a_form_takes_is_not_offered_to_free_strings_beside_it(seed: int) -> None:
     date = {"type": "string", "description": "Date as YYYY-MM-DD"}
     schema = {"type": "object", "properties": {"title": {"type": "string"}, "date": date}}
