@@ -277,8 +277,10 @@ class ArgumentWriter:
     ) -> None:
         self.language, self.request = language, request  # the arguments' language
         self.score, self.greedy, self.focus = score, greedy, focus
-        self._passages = {text.casefold() for text in passages(request)}
+        self._passages = passages(request)
+        self._folded = {text.casefold() for text in self._passages}
         self._readings = standard_forms(request)
+        self._in_forms: dict[re.Pattern[str], list[Reading]] = {}  # by form, read once
         self._sources = {"request": 0, "elsewhere": 0}  # where the values written came from
 
     async def write(self, opening: str, schema: Any) -> tuple[str, bool]:
@@ -326,12 +328,12 @@ class ArgumentWriter:
                 [m.span() for m in re.finditer(rf"(?<!\w){re.escape(v)}(?!\w)", self.request, re.I)]
                 for v in values
             ]
-            longer = [span for found in spans for span in found]
+            every = [span for found in spans for span in found]
             return [
                 offered[i]
                 for i, found in enumerate(spans)
                 if any(
-                    not any(a <= start and end <= b and b - a > end - start for a, b in longer)
+                    not any(a <= start and end <= b and b - a > end - start for a, b in every)
                     for start, end in found
                 )
             ]
@@ -346,14 +348,16 @@ class ArgumentWriter:
     def _in_form(self, form: re.Pattern[str]) -> list[Reading]:
         """The values the request states in ``form``, in the order it writes them:
         those it writes in words (``standard_forms``) and those it writes so."""
-        found = [r for r in self._readings if form.fullmatch(r.value)]
-        for passage in passages(self.request):
-            if form.fullmatch(passage) and (start := self.request.find(passage)) >= 0:
-                found.append(Reading(passage, start, passage))
-        kept: dict[str, Reading] = {}
-        for reading in sorted(found, key=lambda r: r.start):
-            kept.setdefault(reading.value, reading)
-        return list(kept.values())
+        if form not in self._in_forms:
+            found = [r for r in self._readings if form.fullmatch(r.value)]
+            for passage in self._passages:
+                if form.fullmatch(passage) and (start := self.request.find(passage)) >= 0:
+                    found.append(Reading(passage, start, passage))
+            kept: dict[str, Reading] = {}
+            for reading in sorted(found, key=lambda r: r.start):
+                kept.setdefault(reading.value, reading)
+            self._in_forms[form] = list(kept.values())
+        return self._in_forms[form]
 
     async def _object(self, opening: str, text: str, schema: Any) -> tuple[str, bool]:
         """``text`` and an object of ``schema`` after it; whether it is whole."""
@@ -461,5 +465,5 @@ class ArgumentWriter:
 
     def _count_source(self, string: str) -> None:
         """Count where a free string written (JSON) came from."""
-        source = "request" if json.loads(string).casefold() in self._passages else "elsewhere"
+        source = "request" if json.loads(string).casefold() in self._folded else "elsewhere"
         self._sources[source] += 1

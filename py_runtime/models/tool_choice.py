@@ -7,15 +7,15 @@ pieces of evidence for each tool, both log-likelihood ratios in nats, and adds t
 
 - **the name**: the log-probability of the tool's name at the answer's start, given
   the call's opening (``<tool_call>{"name": "``), less the same after a content-free
-  request (``CONTENT_FREE``) after the same system turn and history, which takes out the model's
-  leaning toward some names whatever is asked (contextual calibration, as in Zhao et
-  al., "Calibrate Before Use", 2021);
+  request (``CONTENT_FREE``) after the same system turn and history, which takes out
+  the model's leaning toward some names whatever is asked (contextual calibration, as
+  in Zhao et al., "Calibrate Before Use", 2021);
 - **the request**: how much likelier the request itself is after a system turn that
-  says what the tool does (and the values its arguments take from a list) than after a
-  plain one (``PLAIN_SYSTEM``): the noisy-channel
-  direction (as in Min et al., "Noisy Channel Language Model Prompting for Few-Shot
-  Text Classification", 2022), which a small model scores far better than it names a
-  tool; it also says whether any tool fits at all.
+  says what the tool does (and the values its arguments take from a list) than after
+  a plain one (``PLAIN_SYSTEM``): the noisy-channel direction (as in Min et al., "Noisy
+  Channel Language Model Prompting for Few-Shot Text Classification", 2022), which a
+  small model scores far better than it names a tool; it also says whether any tool
+  fits at all.
 
 When the best tool's margin reaches the threshold, the answer opens that call, with
 the arguments the runtime writes by the model's scores (``tool_arguments.py``); at a
@@ -45,7 +45,7 @@ GROUNDED_THRESHOLD = 2.0
 CONTENT_FREE = "N/A"
 #: The system turn a request's likelihood is compared against; ``purpose`` adds a tool's.
 PLAIN_SYSTEM = "You are a helpful assistant."
-#: Calibrations kept per model (one per system turn and tool set).
+#: Calibrations kept per model (one per conversation before the request and tool set).
 KEPT_BASELINES = 16
 
 
