@@ -12,7 +12,8 @@ and writes it while it still fits, so a constrained answer is always whole:
   JSON, its end), or nothing outside a call.
 
 The next token may open what then needs an ending (a call, a JSON string): the loop
-stops while there is room for ``opening`` (the shortest whole call) and one token more.
+stops while there is room for ``opening`` (the shortest whole call) and one token more,
+and takes back a step after which the ending no longer fits.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 prefill, and the generation loop (``causal_lm.py`` loads the model and renders the
 conversation). An answer is held to a response constraint or to the tool-call
 grammar; where the grammar forces text, its tokens are a draft the model verifies
-(jump-forward); near the budget's end the answer's shortest valid ending is written;
-the decoded text is split into text and tool calls.
+(jump-forward); near the budget's end the answer's shortest valid ending is written (a
+step that opens more than the budget can close is taken back); the decoded text is
+split into text and tool calls.
 """
 
 from __future__ import annotations
@@ -153,21 +154,17 @@ class CausalLMState:
                 self.cached.extend(chosen)
                 for chunk in _chunks(parser, family, "".join(map(decoder.feed, chosen)), False):
                     yield chunk
+            # Near the budget's end: the answer's shortest valid ending (engine/completion.py).
+            ending = self._ending(completer, answer, opening, int(end) - len(self.cached))
+            closing: list[int] | None = None  # the ending the answer stops with
             while len(self.cached) < end:
                 if stop():
                     raise Aborted
-                ending = self._ending(completer, answer, opening, int(end) - len(self.cached))
-                if ending is not None:
-                    # The budget nears its end: the answer's shortest valid ending, then stop.
-                    if ending and not self.backend.accept(self.cache, ending):
-                        raise operation_error("The grammar rejected the ending it allows.")
-                    pieces = "".join(decoder.feed(token) for token in ending)
-                    if ending:
-                        await self.backend.forward(self.cache, ending)
-                    self.cached.extend(ending)
-                    for chunk in _chunks(parser, family, pieces, final=False):
-                        yield chunk
+                left = int(end) - len(self.cached)
+                if ending is not None and left - _spare(ending, opening) <= len(ending) <= left:
+                    closing = ending  # only the ending (and the room to spare) still fits
                     break
+                before = len(self.cached)
                 forced = self.backend.forced(self.cache) if grammar and model.jump_forward else ""
                 if forced and model.tokenizer.decode(self.cached[-3:]).endswith("\ufffd"):
                     # The answer ends inside a character: the forced text, as a string,
@@ -177,7 +174,7 @@ class CausalLMState:
                 # (Backend.speculate), so the answer is the one sampled token by token.
                 draft = model.tokenizer.encode(forced) if forced else []
                 if draft:
-                    draft = draft[: int(end) - len(self.cached)]
+                    draft = draft[:left]
                     ids, pending = await self.backend.speculate(self.cache, draft, self.sampling)
                     model.jumped_tokens += common_prefix_length(ids, draft)
                 else:
@@ -185,15 +182,38 @@ class CausalLMState:
                 finished = pending and (ids[-1] < 0 or ids[-1] in model.eos_ids)
                 if finished:
                     ids = ids[:-1]
-                pieces = "".join(decoder.feed(token) for token in ids)
                 if pending and not finished:
                     await self.backend.forward(self.cache, ids[-1:])
                 self.cached.extend(ids)
+                left = int(end) - len(self.cached)
+                after = None if finished else self._ending(completer, answer, opening, left)
+                if (
+                    after is not None
+                    and len(after) > left
+                    and ending is not None
+                    and len(ending) <= int(end) - before
+                ):
+                    # The step opened more than the budget can close (a JSON string of a
+                    # format, nested objects, a call): take it back, end as before it.
+                    await self._rewind(before, grammar, context, answer[1])
+                    closing = ending
+                    break
+                ending = after
+                pieces = "".join(decoder.feed(token) for token in ids)
                 chunks = _chunks(parser, family, pieces, final=False)
                 for chunk in chunks:
                     yield chunk
                 if finished or (chosen and any(isinstance(c, ToolCall) for c in chunks)):
                     break  # a call the runtime opened ends the answer (tool_choice.py)
+            if closing is not None:
+                if closing and not self.backend.accept(self.cache, closing):
+                    raise operation_error("The grammar rejected the ending it allows.")
+                pieces = "".join(decoder.feed(token) for token in closing)
+                if closing:
+                    await self.backend.forward(self.cache, closing)
+                self.cached.extend(closing)
+                for chunk in _chunks(parser, family, pieces, final=False):
+                    yield chunk
         finally:
             if grammar is not None:
                 await self.backend.constrain(self.cache, None)
@@ -288,13 +308,11 @@ class CausalLMState:
     def _ending(
         self, completer: Completer | None, answer: tuple[str, int], opening: int, left: int
     ) -> list[int] | None:
-        """The tokens of the answer's shortest valid ending when only that still fits
-        in the ``left`` tokens of the budget, ``opening`` more kept free where it may end
-        now (None: go on sampling)."""
+        """The tokens of the answer's shortest valid ending, looked up once fewer than
+        ``ENDING_MARGIN`` and ``opening`` tokens are ``left`` in the budget (None: not yet,
+        or not known inside a character)."""
         tokenizer = self.model.tokenizer
-        if completer is None or tokenizer is None:
-            return None
-        if left > ENDING_MARGIN + opening:
+        if completer is None or tokenizer is None or left > ENDING_MARGIN + opening:
             return None
         prefix, start = answer
         skip = self.model.parser_family not in MARKED_BY_SPECIALS
@@ -304,13 +322,21 @@ class CausalLMState:
         text = completer.completion(prefix + written)
         if text is None:
             return None
-        ids = tokenizer.encode(text) if text else []
-        # Room to spare: the next step may open something that needs closing (a whole
-        # call where the answer may end now). An ending longer than the room left (a
-        # context window nearly full) cannot be written: the answer then stops at the
-        # window, as an unconstrained one does.
-        spare = 1 + (opening if not text else 1)
-        return ids if len(ids) + spare >= left and len(ids) <= left else None
+        return tokenizer.encode(text) if text else []
+
+    async def _rewind(
+        self, length: int, grammar: Grammar | None, context: Sequence[Message], start: int
+    ) -> None:
+        """Take the answer back to its first ``length`` cached tokens: the cache cut
+        there, the grammar held again and fed the answer up to there."""
+        self.backend.truncate(self.cache, length)
+        del self.cached[length:]
+        if grammar is None:
+            return
+        await self.backend.constrain(self.cache, grammar)
+        await self._accept_prefix(context)
+        if not self.backend.accept(self.cache, self.cached[start:]):
+            raise operation_error("The grammar rejected an answer it allowed.")
 
     async def _constrain_tools(self, context: Sequence[Message]) -> Grammar | None:
         """Hold the answer to the tool-call grammar, if any; one the grammar library
@@ -356,6 +382,12 @@ class CausalLMState:
 
     def release(self) -> None:
         self.backend.release(self.cache)
+
+
+def _spare(ending: list[int], opening: int) -> int:
+    """Room kept beside an answer's ending: the next step may open what needs closing,
+    a whole call (``opening`` tokens) where the answer may end now."""
+    return 1 + (opening if not ending else 1)
 
 
 def new_call_id(family: str | None) -> str:

@@ -256,6 +256,37 @@ LONG_KEYS = {
 }
 
 
+#: Schemas where one token can open far more than it closes: a string of a format, an
+#: object (a key, then a value), nested values of any type.
+OPENERS: list[dict[str, Any]] = [
+    {"type": "array", "items": {"type": "string", "format": "date-time"}},
+    {"type": "array", "items": {"type": "object"}},
+    {
+        "type": "object",
+        "properties": {"id": {"type": "array", "items": {"type": "string", "format": "uuid"}}},
+    },
+]
+
+
+@pytest.mark.parametrize("value", OPENERS, ids=lambda s: json.dumps(s)[:40])
+def test_every_capped_answer_ends_validly(harness: Harness, value: dict[str, Any]) -> None:
+    """At every cap from the shortest answer's (``[]``, ``{}``: two tokens), noise that
+    opens what needs many tokens to close still ends whole: a step that opens more
+    than the budget can close is taken back."""
+    capped, default = 0, harness.model.max_response_tokens
+    try:
+        for cap in range(2, 64):
+            session = harness.create(SAMPLED)
+            harness.model.max_response_tokens = cap  # set once the model is loaded
+            answer = text_of(prompt(harness, session, "Tell me about yourself.", schema(value)))
+            jsonschema.validate(json.loads(answer), value, format_checker=FORMATS)
+            assert harness.model.tokenizer is not None
+            capped += len(harness.model.tokenizer.encode(answer)) >= cap - 2
+    finally:
+        harness.model.max_response_tokens = default
+    assert capped, "no answer reached its cap: the test did not test the ending"
+
+
 def test_jump_forward_writes_the_forced_text_without_sampling_it() -> None:
     answers, sampled = [], []
     for jump in (True, False):
