@@ -296,6 +296,53 @@ TUNING: list[Request] = [
         "translate",
         {"text": "good morning", "target_language": "Spanish"},
     ),
+    # added later, written before any change they were used to choose
+    call("weather in Cairo tomorrow?", "get_weather", {"city": "Cairo", "day": "tomorrow"}),
+    call(
+        "Is it going to be sunny in Madrid today, in celsius",
+        "get_weather",
+        {"city": "Madrid", "day": "today", "unit": "celsius"},
+    ),
+    money("how many yen is 20 euros", 20, "EUR", "JPY"),
+    call("Remind me in 45 minutes with a timer", "set_timer", {"minutes": 45}),
+    call("start a timer for 20 minutes", "set_timer", {"minutes": 20}),
+    call(
+        'Text Lucas "see you at the gym"',
+        "send_message",
+        {"to": "Lucas", "message": "see you at the gym"},
+    ),
+    call(
+        'send a text to Grandma saying "I love you"',
+        "send_message",
+        {"to": "Grandma", "message": "I love you"},
+    ),
+    call(
+        "Add Lunch with Sam to my calendar on April 3, 2026 at 12:30pm",
+        "create_event",
+        {"title": "Lunch with Sam", "date": "2026-04-03", "time": "12:30"},
+    ),
+    flight(
+        "flights from Chicago to Denver on 2026-09-15 for 3 adults",
+        ("Chicago", "Denver"),
+        "2026-09-15",
+        3,
+    ),
+    call("turn the bathroom light off", "set_lights", {"room": "bathroom", "power": "off"}),
+    call(
+        "set the kitchen lights to 50 percent",
+        "set_lights",
+        {"room": "kitchen", "power": "on", "brightness": 50},
+    ),
+    call(
+        'Translate "I am hungry" into French',
+        "translate",
+        {"text": "I am hungry", "target_language": "French"},
+    ),
+    call(
+        'how would I say "nice to meet you" in Italian',
+        "translate",
+        {"text": "nice to meet you", "target_language": "Italian"},
+    ),
     # -- needs none: chit-chat
     none("Hi there!"),
     none("How are you doing today?"),
@@ -329,6 +376,20 @@ TUNING: list[Request] = [
     none("Which is more efficient, LED or incandescent bulbs?"),
     none("I'm learning Spanish, any tips?"),
     none("Which language has the most native speakers?"),
+    # added later, written before any change they were used to choose
+    none("What a beautiful day!"),
+    none("Can you help me with my homework?"),
+    none("What's the boiling point of water?"),
+    none("What rhymes with orange?"),
+    none("I just got back from a trip to Japan"),
+    none("Do you like music?"),
+    none("My sister is visiting next week"),
+    none("The kitchen is a mess"),
+    none("How do airplanes stay in the air?"),
+    none("I need to save more money"),
+    none("Translation apps are so useful"),
+    none("Tell me something interesting about octopuses"),
+    none("It's freezing in here"),
 ]
 
 #: Written apart from ``TUNING``, other phrasings and values: report final figures only.

@@ -30,7 +30,7 @@ from ..tool_calls.grammar import call_openings, tool_call_grammar
 from .backend import Backend
 from .base import Chunk, StopCallback
 from .tool_arguments import ArgumentWriter
-from .tool_choice import choose, content_free, name_scores, request_scores
+from .tool_choice import RUNNERS, content_free, name_scores, rank, request_scores
 
 if TYPE_CHECKING:
     from .causal_lm import CausalLM
@@ -221,9 +221,10 @@ class CausalLMState:
             yield chunk
 
     async def _choose_tool(self, context: Sequence[Message], stop: StopCallback) -> list[int]:
-        """The tokens that open a call to the tool the model leans to most, when the
-        runtime chooses for it (tool_choice.py): a model told of its tools in the
-        prompt, answering a user's turn; else none."""
+        """The tokens that open a call to the tool the model leans to most (or, below
+        the threshold, the runner-up whose call the request states), when the runtime
+        chooses for it (tool_choice.py): a model told of its tools in the prompt,
+        answering a user's turn; else none."""
         model = self.model
         turn = context[-1] if context else None
         if (
@@ -252,20 +253,26 @@ class CausalLMState:
             if split
             else dict.fromkeys([None, *openings], 0.0)
         )
-        choice, call = choose(scores, baseline, requests, model.tool_threshold)
-        if not call and choice.margin < model.grounded_threshold:
-            model.tool_choices.append(choice)
-            return []
-        if stop():
-            raise Aborted
-        text, grounded = await self._write_arguments(choice.tool, turn.text())
-        model.tool_choices.append(dataclasses.replace(choice, grounded=grounded))
-        return model.tokenizer.encode(text) if call or grounded else []
+        ranked = rank(scores, baseline, requests)
+        call = ranked[0].margin >= model.tool_threshold
+        tried = ranked[:1] if call else ranked[:RUNNERS]
+        made = ranked[0]  # the choice as recorded (ToolChoice.grounded: None, not written)
+        for choice in [c for c in tried if call or c.margin >= model.grounded_threshold]:
+            if stop():
+                raise Aborted
+            text, grounded = await self._write_arguments(choice.tool, turn.text())
+            if call or grounded:
+                model.tool_choices.append(dataclasses.replace(choice, grounded=grounded))
+                return model.tokenizer.encode(text)
+            if choice is made:
+                made = dataclasses.replace(choice, grounded=False)
+        model.tool_choices.append(made)
+        return []
 
     async def _write_arguments(self, tool: str, request: str) -> tuple[str, bool]:
         """The call to ``tool`` opened, with as much of its arguments as the runtime
         writes by the model's scores (tool_arguments.py), scored in a copy of the cache;
-        and whether they all come from the request."""
+        and whether the request states them."""
         assert self.tool_grammar is not None and self.model.tokenizer is not None
         opening = call_openings("prompted", [tool])[tool]
         (tag,) = [t for t in self.tool_grammar.tags if t.begin.startswith(opening)]

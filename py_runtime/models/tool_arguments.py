@@ -23,8 +23,11 @@ what may come next:
 Every candidate is checked against the arguments' language (the grammar the call is
 held to). Where a value has no candidate (an array, a union, a number the request
 does not write), the runtime stops and the model writes the rest of the call itself,
-held to that grammar. Whether every value written is one the request states tells
-the decision to call (``tool_choice.py``) what the model's margin alone does not.
+held to that grammar. Whether the request states what is written (every value from
+it, one at least outright: a number, a named enum value, a date in the form asked, a
+quoted passage, a name, not only a run of its words, which any request has; no string
+written twice, where a request states each value once) tells the decision to call
+(``tool_choice.py``) what the model's margin alone does not.
 Nothing here names a tool or a request.
 """
 
@@ -140,13 +143,33 @@ def standard_forms(request: str) -> list[Reading]:
     return found
 
 
+def quotations(request: str) -> list[str]:
+    """The passages a request quotes ("..." or “...”)."""
+    return [next(q for q in pair if q) for pair in re.findall(r'"([^"]+)"|“([^”]+)”', request)]
+
+
+def names(request: str) -> list[str]:
+    """The passages a request begins with a name: a capitalised word where no sentence
+    starts, not "I" ("Tokyo", "Anna", "Book club")."""
+    found = []
+    for passage in passages(request):
+        first = passage.split()[0]
+        if not passage[0].isupper() or first == "I" or first.startswith(("I'", "I’")):
+            continue
+        for match in re.finditer(re.escape(passage), request):
+            before = request[: match.start()].rstrip(" \"'“”(")
+            if before and before[-1] not in ".!?":
+                found.append(passage)
+                break
+    return found
+
+
 def passages(request: str) -> list[str]:
     """The strings a request offers: its quoted passages, its runs of up to
     ``MAX_WORDS`` words without the punctuation around them, and the dates and times it
     writes, in their standard form (``standard_forms``)."""
     found: dict[str, None] = dict.fromkeys(r.value for r in standard_forms(request))
-    for quoted in re.findall(r'"([^"]+)"|“([^”]+)”', request):
-        found[next(q for q in quoted if q)] = None
+    found |= dict.fromkeys(quotations(request))
     words = request.split()
     for start in range(len(words)):
         for end in range(start + 1, min(len(words), start + MAX_WORDS) + 1):
@@ -279,18 +302,25 @@ class ArgumentWriter:
         self.score, self.greedy, self.focus = score, greedy, focus
         self._passages = passages(request)
         self._folded = {text.casefold() for text in self._passages}
+        said = [*quotations(request), *names(request)]
+        self._outright = {text.casefold() for text in said}  # quoted passages, names
         self._readings = standard_forms(request)
         self._in_forms: dict[re.Pattern[str], list[Reading]] = {}  # by form, read once
-        self._sources = {"request": 0, "elsewhere": 0}  # where the values written came from
+        #: Where the values written came from: stated outright, a run of the request's
+        #: words, elsewhere (the model's own).
+        self._sources = {"stated": 0, "passage": 0, "elsewhere": 0}
+        self._strings: list[str] = []  # the string values written, casefolded
 
     async def write(self, opening: str, schema: Any) -> tuple[str, bool]:
         """The arguments' text after the call's ``opening``: a whole object, or as far
         as the runtime could choose (the model writes the rest); and whether the call
-        is grounded in the request: whole, with at least one value, every value (but
-        booleans) one the request states: a passage of it, an enum value it names, a
-        number it writes."""
+        is grounded in the request: whole, every value (but booleans) from the request,
+        one at least stated outright (a number it writes, an enum value it names, a
+        value in a spelled form, a passage it quotes, a name), no string written twice (the
+        recipient and the message both "home by 8")."""
         text, whole = await self._object(opening, "", schema)
-        grounded = whole and self._sources["request"] > 0 and not self._sources["elsewhere"]
+        grounded = whole and self._sources["stated"] > 0 and not self._sources["elsewhere"]
+        grounded = grounded and len(set(self._strings)) == len(self._strings)
         return text, grounded
 
     def _begins(self, text: str) -> bool:
@@ -437,7 +467,7 @@ class ArgumentWriter:
         if not texts:
             return text, False
         if free and len(texts) == 1:
-            self._count_source(texts[0])
+            self._count(texts[0], stated, free)
             return text + texts[0], True
         if free:
             # Scored twice, the scores added: in the call, and in a focused conversation
@@ -447,7 +477,7 @@ class ArgumentWriter:
             scores = await self.score(opening + text, texts, None)
             focused = await self.focus(f"{label}: ", texts)
             best = max(zip(scores, focused, texts, strict=True), key=lambda s: s[0] + s[1])[2]
-            self._count_source(best)
+            self._count(best, stated, free)
             return text + best, True
         if len(texts) > STARTS:
             # The texts whose first token (after what they share) is among the model's
@@ -459,11 +489,23 @@ class ArgumentWriter:
         for delimiter in DELIMITERS:
             if not best.startswith('"') and best.endswith(delimiter):
                 best = best[: -len(delimiter)]
-        if stated is not None:
-            self._sources["request" if best in stated else "elsewhere"] += 1
+        self._count(best, stated, free)
         return text + best, True
 
-    def _count_source(self, string: str) -> None:
-        """Count where a free string written (JSON) came from."""
-        source = "request" if json.loads(string).casefold() in self._folded else "elsewhere"
+    def _count(self, value: str, stated: list[str] | None, free: bool) -> None:
+        """Count where a value written (JSON) came from: stated outright (one of
+        ``stated``, a quoted passage, a name), a passage of the request, elsewhere; booleans
+        (``stated`` None, not free) are not counted."""
+        if value.startswith('"'):
+            self._strings.append(json.loads(value).casefold())
+        if stated and value in stated:
+            source = "stated"
+        elif free:
+            folded = json.loads(value).casefold()
+            outright, passage = folded in self._outright, folded in self._folded
+            source = "stated" if outright else "passage" if passage else "elsewhere"
+        elif stated is not None:
+            source = "elsewhere"
+        else:
+            return
         self._sources[source] += 1

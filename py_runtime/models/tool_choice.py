@@ -18,11 +18,13 @@ pieces of evidence for each tool, both log-likelihood ratios in nats, and adds t
   fits at all.
 
 When the best tool's margin reaches the threshold, the answer opens that call, with
-the arguments the runtime writes by the model's scores (``tool_arguments.py``); at a
-lower margin, it does so only when every value written comes from the request (a
-passage of it, a number it writes, an enum value it names: a request for something no
-tool serves rarely holds them all). Otherwise the model answers as it would (and may
-still call on its own).
+the arguments the runtime writes by the model's scores (``tool_arguments.py``). Below
+it, the best tool's call and then the runner-up's (``RUNNERS``), each at a margin of
+at least the grounded threshold, open only when the request states what is written
+(every value from it, one at least outright: a number it writes, an enum value it
+names, a passage it quotes; no string twice): a request for something no tool serves
+rarely holds them all. Otherwise the model answers as it would (and may still call on
+its own).
 """
 
 from __future__ import annotations
@@ -39,8 +41,11 @@ from .backend import Backend
 #: The margin (in nats) at which the answer opens the best tool's call: chosen on
 #: SmolLM2-135M-Instruct's tuning requests (docs/tool-use.md).
 THRESHOLD = 9.0
-#: The lower margin at which it opens a call whose arguments all come from the request.
-GROUNDED_THRESHOLD = 2.0
+#: The lower margin at which it opens a call whose arguments the request states: where
+#: the evidence is not against the tool.
+GROUNDED_THRESHOLD = 0.0
+#: The tools, best first, whose calls are written to find one the request states.
+RUNNERS = 2
 #: The request whose scores calibrate the others': one that asks for nothing.
 CONTENT_FREE = "N/A"
 #: The system turn a request's likelihood is compared against; ``purpose`` adds a tool's.
@@ -127,17 +132,15 @@ async def request_scores(
     return scores
 
 
-def choose(
+def rank(
     scores: Mapping[str, float],
     baseline: Mapping[str, float],
     requests: Mapping[str | None, float],
-    threshold: float,
-) -> tuple[ToolChoice, bool]:
-    """The best tool by margin (its name's calibrated score, plus the request's score
-    after its purpose less after the plain system turn, keyed None), and whether that
-    margin reaches ``threshold``."""
-    margins = {
-        name: scores[name] - baseline[name] + requests[name] - requests[None] for name in scores
-    }
-    best = max(margins, key=lambda name: margins[name])
-    return ToolChoice(best, margins[best]), margins[best] >= threshold
+) -> list[ToolChoice]:
+    """The tools by margin, best first: a name's calibrated score, plus the request's
+    score after its purpose less after the plain system turn (keyed None)."""
+    margins = [
+        ToolChoice(name, scores[name] - baseline[name] + requests[name] - requests[None])
+        for name in scores
+    ]
+    return sorted(margins, key=lambda choice: -choice.margin)

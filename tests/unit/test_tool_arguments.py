@@ -24,6 +24,7 @@ from py_runtime.models.tool_arguments import (
     ArgumentWriter,
     candidates,
     in_spelled_form,
+    names,
     numbers,
     passages,
     quantities,
@@ -33,6 +34,16 @@ from py_runtime.tool_calls.grammar import arguments_language
 
 WORDS = ["Oslo", "Anna", "tomorrow", "on", "off", "kitchen", "2", "10", "3.5", "to", "the"]
 WORDS += ["March 3, 2026", "at 3pm", "two", "minutes", "an hour and a half"]
+
+
+def test_names_are_capitalised_where_no_sentence_starts() -> None:
+    assert names("What time is it in Tokyo?") == ["Tokyo"]
+    assert names("How are you? Fine. I'm in (Rome), I think") == [
+        "Rome",
+        "Rome), I",
+        "Rome), I think",
+    ]
+    assert names("hi there") == []
 
 
 def test_passages_are_quoted_text_and_runs_of_words() -> None:
@@ -191,6 +202,43 @@ def test_an_optional_string_in_a_spelled_form_is_written_when_the_request_holds_
 
     assert write("Lunch with Anna at 1pm")["time"] == "13:00"
     assert "time" not in write("Lunch with Anna")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_call_of_runs_of_the_requests_words_alone_is_not_grounded(seed: int) -> None:
+    """Any request has runs of words to fill free strings with: a call is grounded by
+    a value the request states outright (a quoted passage, a name, an enum value it
+    names), and no string written twice."""
+    texts = {"type": "string"}
+    message = {"type": "object", "properties": {"to": texts, "message": texts}}
+    lights = {"type": "object", "properties": {"room": {"enum": ["kitchen", "office"]}}}
+    lights["properties"]["label"] = texts
+    focus = hashed_scores(seed + 1)
+
+    async def focused(label: str, texts: Sequence[str]) -> list[float]:
+        return await focus(label, texts, None)
+
+    def write(schema: dict[str, Any], request: str) -> tuple[dict[str, Any], bool]:
+        schema = {**schema, "required": list(schema["properties"])}
+        language = Prefix(parse(arguments_language(schema)))
+        writer = ArgumentWriter(language, request, hashed_scores(seed), own_value(0), focused)
+        written, grounded = asyncio.run(writer.write("<tool_call>", schema))
+        return json.loads(written), grounded
+
+    assert write(message, "How are you doing today?")[1] is False
+    values, grounded = write(message, 'tell anna "running late" now')
+    said = [value.casefold() for value in values.values()]
+    assert grounded == ("running late" in said and len(set(said)) == 2), values
+    values, grounded = write(message, "Message David now")  # a name: capitalised within
+    said = [value.casefold() for value in values.values()]
+    named = any(value.startswith("david") for value in said)
+    assert grounded == (named and len(set(said)) == 2), values
+    assert write(lights, "How are you doing today?")[1] is False
+    values, grounded = write(lights, "lights in the kitchen please")
+    assert values["room"] == "kitchen", values
+    assert grounded == (values["label"].casefold() != "kitchen"), values
+    # A request states each value once: one string written twice is not its own.
+    assert write(message, '"hi"') == ({"to": "hi", "message": "hi"}, False)
 
 
 def test_candidates_by_schema() -> None:

@@ -15,16 +15,18 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
+from bench.tool_use_eval import wire_tools  # noqa: E402
 from py_runtime.devtools import models  # noqa: E402
 from py_runtime.engine.messages import Content, Message, user_text  # noqa: E402
 from py_runtime.engine.options import ToolDeclaration  # noqa: E402
 from py_runtime.hosts.onnxruntime_backend import OnnxRuntimeBackend  # noqa: E402
+from py_runtime.models import generation  # noqa: E402
 from py_runtime.models.generation import Scratch  # noqa: E402
 from py_runtime.models.tool_choice import (  # noqa: E402
     PLAIN_SYSTEM,
     ToolChoice,
-    choose,
     purpose,
+    rank,
     request_scores,
 )
 from tests.unit.builders import text  # noqa: E402
@@ -117,11 +119,13 @@ def test_the_choice_adds_the_names_calibrated_score_and_the_requests() -> None:
     scores = {"get_weather": -1.0, "set_timer": -2.0}
     baseline = {"get_weather": -0.5, "set_timer": -4.0}  # a model leaning to get_weather
     neutral = {None: -20.0, "get_weather": -20.0, "set_timer": -20.0}
-    assert choose(scores, baseline, neutral, 1.0) == (ToolChoice("set_timer", 2.0), True)
-    assert choose(scores, baseline, neutral, 2.5) == (ToolChoice("set_timer", 2.0), False)
+    assert rank(scores, baseline, neutral) == [
+        ToolChoice("set_timer", 2.0),
+        ToolChoice("get_weather", -0.5),
+    ]
     # The request far likelier after get_weather's purpose than after the plain turn.
     likelier = {None: -20.0, "get_weather": -16.0, "set_timer": -21.0}
-    assert choose(scores, baseline, likelier, 3.5) == (ToolChoice("get_weather", 3.5), True)
+    assert rank(scores, baseline, likelier)[0] == ToolChoice("get_weather", 3.5)
 
 
 def test_a_tools_purpose_is_its_description_in_a_system_turn() -> None:
@@ -285,3 +289,23 @@ def test_below_the_threshold_only_a_grounded_call_is_opened(smollm2: Harness) ->
     assert [c["name"] for c in calls_of(weather)] == ["get_weather"]
     assert not calls_of(joke) and text_of(joke)
     assert [c.grounded for c in smollm2.model.tool_choices] == [True, False]
+
+
+@needs_smollm2
+def test_below_the_threshold_the_runner_up_opens_when_the_request_states_its_call(
+    smollm2: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Among the eight tools of the bench, a translation request leans to the currency
+    converter, whose call it does not state; the runner-up's, translate's, it does."""
+    options = {**OPTIONS, "tools": wire_tools()}
+    request = 'Translate "I am hungry" into French'
+    smollm2.model.tool_choices.clear()
+    monkeypatch.setattr(generation, "RUNNERS", 1)
+    assert not calls_of(answer(smollm2, request, float("inf"), 60, 0.0, options))
+    assert [(c.tool, c.grounded) for c in smollm2.model.tool_choices] == [
+        ("convert_currency", False)
+    ]
+    monkeypatch.setattr(generation, "RUNNERS", 2)
+    (call,) = calls_of(answer(smollm2, request, float("inf"), 60, 0.0, options))
+    assert call["name"] == "translate"
+    assert call["arguments"] == {"text": "I am hungry", "target_language": "French"}
