@@ -195,6 +195,7 @@ class CausalLMState:
                 ):
                     # The step opened more than the budget can close (a JSON string of a
                     # format, nested objects, a call): take it back, end as before it.
+                    assert grammar is not None  # an ending is known under a grammar only
                     await self._rewind(before, grammar, context, answer[1])
                     closing = ending
                     break
@@ -332,14 +333,12 @@ class CausalLMState:
         return tokenizer.encode(text) if text else []
 
     async def _rewind(
-        self, length: int, grammar: Grammar | None, context: Sequence[Message], start: int
+        self, length: int, grammar: Grammar, context: Sequence[Message], start: int
     ) -> None:
         """Take the answer back to its first ``length`` cached tokens: the cache cut
         there, the grammar held again and fed the answer up to there."""
         self.backend.truncate(self.cache, length)
         del self.cached[length:]
-        if grammar is None:
-            return
         await self.backend.constrain(self.cache, grammar)
         await self._accept_prefix(context)
         if not self.backend.accept(self.cache, self.cached[start:]):

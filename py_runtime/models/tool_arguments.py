@@ -496,12 +496,12 @@ class ArgumentWriter:
         """Count where a value written (JSON) came from: stated outright (one of
         ``stated``, a quoted passage, a name), a passage of the request, elsewhere; booleans
         (``stated`` None, not free) are not counted."""
-        if value.startswith('"'):
-            self._strings.append(json.loads(value).casefold())
+        folded = json.loads(value).casefold() if value.startswith('"') else None
+        if folded is not None:
+            self._strings.append(folded)
         if stated and value in stated:
             source = "stated"
-        elif free:
-            folded = json.loads(value).casefold()
+        elif free and folded is not None:
             outright, passage = folded in self._outright, folded in self._folded
             source = "stated" if outright else "passage" if passage else "elsewhere"
         elif stated is not None:
