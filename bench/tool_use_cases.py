@@ -1,8 +1,9 @@
 """The tools and requests ``bench/tool_use_eval.py`` scores a model's tool use on.
 
 Eight tools, declared as a page declares them (``{name, description, inputSchema}``),
-and two request sets written apart: ``TUNING``, for choosing how the runtime prompts
-and holds calls, and ``REPORTING``, used only to report final figures. Half of each set
+and three request sets written apart: ``TUNING``, for choosing how the runtime prompts
+and holds calls, and ``REPORTING`` and ``FRESH``, used only to report final figures
+(``FRESH`` written after ``REPORTING`` had been seen). Half of each set
 needs a call (the tool, and the argument values the request states), half needs none
 (chit-chat, general knowledge, and near-misses that touch a tool's topic).
 """
@@ -547,4 +548,158 @@ REPORTING: list[Request] = [
     none("Is Japanese hard to learn for English speakers?"),
 ]
 
-SETS: dict[str, list[Request]] = {"tuning": TUNING, "reporting": REPORTING}
+#: A second reporting set, written after ``REPORTING``'s failures had been seen (and
+#: had guided choices: docs/tool-use.md), before any run on it: other values and
+#: phrasings, the same tools and shares.
+FRESH: list[Request] = [
+    # -- needs a call
+    call(
+        "Is it going to snow in Helsinki tomorrow?",
+        "get_weather",
+        {"city": "Helsinki", "day": "tomorrow"},
+    ),
+    call(
+        "How warm is it in Athens today? fahrenheit",
+        "get_weather",
+        {"city": "Athens", "day": "today", "unit": "fahrenheit"},
+    ),
+    call("weather for Seoul please", "get_weather", {"city": "Seoul"}),
+    call("Will I need sunglasses in Lima today?", "get_weather", {"city": "Lima", "day": "today"}),
+    money("Convert 250 US dollars to Japanese yen", 250, "USD", "JPY"),
+    money("what is 75 Canadian dollars in euros", 75, "CAD", "EUR"),
+    money("How much is 500 Mexican pesos in US dollars?", 500, "MXN", "USD"),
+    money("12.50 EUR in GBP?", 12.5, "EUR", "GBP"),
+    call("Can you set a timer for 8 minutes?", "set_timer", {"minutes": 8}),
+    call("start a 45 minute timer", "set_timer", {"minutes": 45}),
+    call("Timer for 5 minutes, call it tea", "set_timer", {"minutes": 5, "label": "tea"}),
+    call("timer for 90 seconds please", "set_timer", {"minutes": 1.5}),
+    call(
+        'Text Sofia "running 10 minutes late"',
+        "send_message",
+        {"to": "Sofia", "message": "running 10 minutes late"},
+    ),
+    call(
+        'Send a message to Omar saying "happy new year"',
+        "send_message",
+        {"to": "Omar", "message": "happy new year"},
+    ),
+    call(
+        'Message Grandpa: "we landed safely"',
+        "send_message",
+        {"to": "Grandpa", "message": "we landed safely"},
+    ),
+    call(
+        'Let Chloe know by text "I left my keys at your place"',
+        "send_message",
+        {"to": "Chloe", "message": "I left my keys at your place"},
+    ),
+    call(
+        "Put Haircut on my calendar for 2026-05-19 at 2pm",
+        "create_event",
+        {"title": "Haircut", "date": "2026-05-19", "time": "14:00"},
+    ),
+    call(
+        "Create an event called Board meeting on June 3, 2026 at 10am for 60 minutes",
+        "create_event",
+        {"title": "Board meeting", "date": "2026-06-03", "time": "10:00", "duration_minutes": 60},
+    ),
+    call(
+        "Add Piano recital on 21 November 2026 to my calendar",
+        "create_event",
+        {"title": "Piano recital", "date": "2026-11-21"},
+    ),
+    call(
+        "calendar: Quarterly planning, 2026-07-01, 09:30, 2 hours",
+        "create_event",
+        {
+            "title": "Quarterly planning",
+            "date": "2026-07-01",
+            "time": "09:30",
+            "duration_minutes": 120,
+        },
+    ),
+    flight(
+        "Find flights from Lisbon to Rome on 2026-05-02 for 2 adults",
+        ("Lisbon", "Rome"),
+        "2026-05-02",
+        2,
+    ),
+    flight(
+        "I need a business class flight from London to Boston on July 9, 2026, just me",
+        ("London", "Boston"),
+        "2026-07-09",
+        1,
+        cabin="business",
+    ),
+    flight(
+        "Flights Sydney to Auckland 2026-10-10, two adults and one child",
+        ("Sydney", "Auckland"),
+        "2026-10-10",
+        2,
+        children=1,
+    ),
+    flight(
+        "search economy flights from Vienna to Prague on 5 April 2026 for 4 adults",
+        ("Vienna", "Prague"),
+        "2026-04-05",
+        4,
+        cabin="economy",
+    ),
+    call("lights off in the office please", "set_lights", {"room": "office", "power": "off"}),
+    call(
+        "Make the kitchen lights 75 percent",
+        "set_lights",
+        {"room": "kitchen", "power": "on", "brightness": 75},
+    ),
+    call("Switch the living room light on", "set_lights", {"room": "living room", "power": "on"}),
+    call(
+        'Translate "where is the library" to Spanish',
+        "translate",
+        {"text": "where is the library", "target_language": "Spanish"},
+    ),
+    call(
+        'What\'s "thank you for dinner" in German?',
+        "translate",
+        {"text": "thank you for dinner", "target_language": "German"},
+    ),
+    call(
+        'How do I say "good night" in Portuguese?',
+        "translate",
+        {"text": "good night", "target_language": "Portuguese"},
+    ),
+    # -- needs none: chit-chat
+    none("Hey, how's it going?"),
+    none("Thanks so much for your help!"),
+    none("Tell me something interesting"),
+    none("What's your favourite colour?"),
+    none("Are you a robot?"),
+    none("See you later!"),
+    none("I just got a new job!"),
+    # general knowledge
+    none("What is the capital of Canada?"),
+    none("How does a rainbow form?"),
+    none("Who wrote The Odyssey?"),
+    none("How fast does light travel?"),
+    none("How many bones are in the human body?"),
+    none("What is 9 times 7?"),
+    none("Why do leaves change colour in autumn?"),
+    none("Can you explain what inflation is?"),
+    none("Recommend a good book for a long weekend"),
+    # near-misses: a tool's topic, no call needed
+    none("I miss the summer sun"),
+    none("What is a heatwave?"),
+    none("Is the euro used in Switzerland?"),
+    none("I found a five dollar bill on the street today"),
+    none("How do I cook rice without burning it?"),
+    none("What is the Pomodoro technique?"),
+    none("My phone keeps buzzing with messages"),
+    none("Write a short poem about friendship"),
+    none("I keep forgetting my friends' birthdays"),
+    none("What's the cheapest day of the week to fly?"),
+    none("Airports are so stressful"),
+    none("Why do LED bulbs last longer?"),
+    none("I like reading in dim light"),
+    none("Which languages are spoken in Canada?"),
+]
+
+SETS: dict[str, list[Request]] = {"tuning": TUNING, "reporting": REPORTING, "fresh": FRESH}

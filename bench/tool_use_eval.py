@@ -7,11 +7,12 @@ Hosts: ``cpython``, the engine on onnxruntime + llguidance, driven as the worker
 it; ``page``, the built product (``dist/``) in headless Chromium. Tokens are the answer
 re-encoded with the model's tokenizer (calls in the Hermes syntax), on both hosts.
 
-    python3 bench/tool_use_eval.py --host cpython|page [--set tuning|reporting]
+    python3 bench/tool_use_eval.py --host cpython|page [--set tuning|reporting|fresh]
         [--model smollm2|FOLDER] [--dtype fp32] [--threads 2] [--limit N]
         [--max-tokens N] [--json OUT]
 
-The ``reporting`` set is for final figures only: make choices on ``tuning``.
+The ``reporting`` and ``fresh`` sets are for final figures only: make choices on
+``tuning``.
 """
 
 from __future__ import annotations

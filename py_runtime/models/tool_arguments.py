@@ -15,7 +15,10 @@ what may come next:
   a string, the request's passages (quoted ones, runs of up to ``MAX_WORDS`` words, and
   its dates, times and currencies in standard form) and the model's own value (greedy,
   up to its closing quote), scored both in the call and in a focused conversation (the
-  request, then the property's description); where the description spells out a form
+  request, then the property's description); the model's own value is never written
+  where the request has a passage: it beating them all says the request does not state
+  the value (the call is not grounded), and the best passage is written instead; where
+  the description spells out a form
   ("Date as YYYY-MM-DD", "currency code"), the first value in that form the request
   states that no earlier property took, and what such properties take is not offered
   to the object's other strings; an object's properties likewise, one by one.
@@ -309,7 +312,8 @@ class ArgumentWriter:
         #: Where the values written came from: stated outright, a run of the request's
         #: words, elsewhere (the model's own).
         self._sources = {"stated": 0, "passage": 0, "elsewhere": 0}
-        self._strings: list[str] = []  # the string values written, casefolded
+        self._strings: list[str] = []  # the string values counted, casefolded
+        self._taken: list[str] = []  # the free strings written, casefolded
 
     async def write(self, opening: str, schema: Any) -> tuple[str, bool]:
         """The arguments' text after the call's ``opening``: a whole object, or as far
@@ -476,9 +480,10 @@ class ArgumentWriter:
             label = schema.get("description") or name
             scores = await self.score(opening + text, texts, None)
             focused = await self.focus(f"{label}: ", texts)
-            best = max(zip(scores, focused, texts, strict=True), key=lambda s: s[0] + s[1])[2]
+            ranked = sorted(zip(scores, focused, texts, strict=True), key=lambda s: -s[0] - s[1])
+            best = ranked[0][2]
             self._count(best, stated, free)
-            return text + best, True
+            return text + self._written(best, [t for *_, t in ranked]), True
         if len(texts) > STARTS:
             # The texts whose first token (after what they share) is among the model's
             # STARTS likeliest: a pass each for those only.
@@ -491,6 +496,37 @@ class ArgumentWriter:
                 best = best[: -len(delimiter)]
         self._count(best, stated, free)
         return text + best, True
+
+    def _written(self, best: str, ranked: list[str]) -> str:
+        """The free string written, of those ``ranked`` (JSON, best first): the likeliest
+        of the request's passages not yet written (a request states each value once),
+        one it states outright first (a quoted passage or a name, not over a date, time
+        or currency it writes); the model's own value only where the request has no
+        passage. Whether the call is grounded is judged on the model's likeliest,
+        ``best``: where its own value beats every passage, the request likely does not
+        state the value, and a call opened all the same takes the request's words, not
+        what the model made up."""
+        said = [t for t in ranked if json.loads(t).casefold() in self._folded]
+        fresh = [t for t in said if json.loads(t).casefold() not in self._taken]
+        outright = [
+            t
+            for t in fresh
+            if (folded := json.loads(t).casefold()) in self._outright
+            and not self._over_reading(folded)
+        ]
+        written = (outright or fresh or said or [best])[0]
+        self._taken.append(json.loads(written).casefold())
+        return written
+
+    def _over_reading(self, folded: str) -> bool:
+        """Whether a passage (casefolded) is written in the request over a date, time
+        or currency it writes ("Dentist on March" over "March 14, 2026")."""
+        spans = [(r.start, r.start + len(r.written)) for r in self._readings]
+        return any(
+            match.start() < end and start < match.end()
+            for match in re.finditer(re.escape(folded), self.request.casefold())
+            for start, end in spans
+        )
 
     def _count(self, value: str, stated: list[str] | None, free: bool) -> None:
         """Count where a value written (JSON) came from: stated outright (one of

@@ -177,6 +177,8 @@ def test_what_a_form_takes_is_not_offered_to_free_strings_beside_it(seed: int) -
     written, _ = asyncio.run(writer.write("<tool_call>", schema))
     arguments = json.loads(written)
     assert arguments["date"] == "2026-03-14"
+    # The name the request states, not one over the date it writes.
+    assert arguments["title"].startswith("Dentist")
     assert "march" not in arguments["title"].casefold()
 
 
@@ -226,19 +228,56 @@ def test_a_call_of_runs_of_the_requests_words_alone_is_not_grounded(seed: int) -
         return json.loads(written), grounded
 
     assert write(message, "How are you doing today?")[1] is False
+    # What the request states outright is written first, and no string twice.
     values, grounded = write(message, 'tell anna "running late" now')
     said = [value.casefold() for value in values.values()]
-    assert grounded == ("running late" in said and len(set(said)) == 2), values
+    assert said[0] == "running late" and len(set(said)) == 2, values
     values, grounded = write(message, "Message David now")  # a name: capitalised within
     said = [value.casefold() for value in values.values()]
-    named = any(value.startswith("david") for value in said)
-    assert grounded == (named and len(set(said)) == 2), values
+    assert said[0].startswith("david") and len(set(said)) == 2, values
     assert write(lights, "How are you doing today?")[1] is False
     values, grounded = write(lights, "lights in the kitchen please")
     assert values["room"] == "kitchen", values
     assert grounded == (values["label"].casefold() != "kitchen"), values
     # A request states each value once: one string written twice is not its own.
     assert write(message, '"hi"') == ({"to": "hi", "message": "hi"}, False)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_value_the_model_makes_up_is_not_written_where_the_request_has_words(
+    seed: int,
+) -> None:
+    """Where the model's own value (not in the request) scores above every passage, the
+    likeliest passage the request states outright (a name) is written, and the call is
+    not grounded."""
+    texts = {"type": "string"}
+    schema = {"type": "object", "properties": {"city": texts}, "required": ["city"]}
+    language = Prefix(parse(arguments_language(schema)))
+    scores = hashed_scores(seed)
+
+    async def favour_own(prefix: str, texts: Sequence[str], count: int | None) -> list[float]:
+        hashed = await scores(prefix, texts, count)
+        return [0.0 if t == '"Barcelona"' else s for t, s in zip(texts, hashed, strict=True)]
+
+    async def focused(label: str, texts: Sequence[str]) -> list[float]:
+        return await favour_own(label, texts, None)
+
+    async def greedy(prefix: str) -> str | None:
+        return "Barcelona"
+
+    async def both(text: str) -> float:
+        call = await scores('<tool_call>{"city": ', [text], None)
+        return call[0] + (await scores("city: ", [text], None))[0]
+
+    request = "weather in Buenos Aires"
+    writer = ArgumentWriter(language, request, favour_own, greedy, focused)
+    written, grounded = asyncio.run(writer.write("<tool_call>", schema))
+    named = [
+        text for text in candidates(texts, request) or [] if json.loads(text) in names(request)
+    ]
+    best = max(named, key=lambda text: asyncio.run(both(text)))
+    assert json.loads(written) == {"city": json.loads(best)}
+    assert grounded is False
 
 
 def test_candidates_by_schema() -> None:
