@@ -15,10 +15,11 @@ what may come next:
   a string, the request's passages (quoted ones, runs of up to ``MAX_WORDS`` words, and
   its dates, times and currencies in standard form) and the model's own value (greedy,
   up to its closing quote), scored both in the call and in a focused conversation (the
-  request, then the property's description); the model's own value is never written
-  where the request has a passage: it beating them all says the request does not state
-  the value (the call is not grounded), and the best passage is written instead; where
-  the description spells out a form
+  request, then the property's description); what is written is the likeliest passage
+  not yet written, one the request states outright (quoted, a name) first; the model's
+  own value is never written where the request has a passage: it beating them all says
+  the request does not state the value (the call is not grounded); where the
+  description spells out a form
   ("Date as YYYY-MM-DD", "currency code"), the first value in that form the request
   states that no earlier property took, and what such properties take is not offered
   to the object's other strings; an object's properties likewise, one by one.
@@ -506,16 +507,14 @@ class ArgumentWriter:
         ``best``: where its own value beats every passage, the request likely does not
         state the value, and a call opened all the same takes the request's words, not
         what the model made up."""
-        said = [t for t in ranked if json.loads(t).casefold() in self._folded]
-        fresh = [t for t in said if json.loads(t).casefold() not in self._taken]
+        folded = {text: json.loads(text).casefold() for text in ranked}
+        said = [t for t in ranked if folded[t] in self._folded]
+        fresh = [t for t in said if folded[t] not in self._taken]
         outright = [
-            t
-            for t in fresh
-            if (folded := json.loads(t).casefold()) in self._outright
-            and not self._over_reading(folded)
+            t for t in fresh if folded[t] in self._outright and not self._over_reading(folded[t])
         ]
         written = (outright or fresh or said or [best])[0]
-        self._taken.append(json.loads(written).casefold())
+        self._taken.append(folded[written])
         return written
 
     def _over_reading(self, folded: str) -> bool:
