@@ -12,6 +12,7 @@ FILE: a path, or a dtype (fp32, q8, q4, int8) of the model's folder. Prints mark
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -90,7 +91,9 @@ def main() -> int:
     def path(name: str) -> Path:
         return Path(name) if "/" in name or name.endswith(".onnx") else folder / model_file(name)  # type: ignore[arg-type]
 
-    reference = OnnxRuntimeBackend(folder / model_file("fp32"), threads=args.threads)
+    # A graph that leaves its KV shape symbolic (onnxruntime-genai's) reads it from here.
+    config = json.loads((folder / "config.json").read_text())
+    reference = OnnxRuntimeBackend(folder / model_file("fp32"), threads=args.threads, config=config)
     prompts = [chat(tokenizer, q) for q in PROMPTS]
     continuations: list[list[int]] = []
     reference_rows: list[list[np.ndarray]] = []
@@ -115,10 +118,12 @@ def main() -> int:
     for name in args.files:
         file = path(name)
         size = file.stat().st_size + sum(
-            p.stat().st_size for p in [file.with_name(file.name + "_data")] if p.is_file()
+            p.stat().st_size
+            for p in [file.with_name(file.name + "_data"), file.with_name(file.name + ".data")]
+            if p.is_file()
         )
         started = time.perf_counter()
-        backend = OnnxRuntimeBackend(file, threads=args.threads)
+        backend = OnnxRuntimeBackend(file, threads=args.threads, config=config)
         create = time.perf_counter() - started
         agree, kls, steps = 0, [], []
         for prompt, tokens, expected in zip(prompts, continuations, reference_rows, strict=True):
