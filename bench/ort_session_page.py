@@ -1,7 +1,9 @@
 """ONNX Runtime Web's session creation, option by option, in headless Chromium (wasm,
 cross-origin isolated, every core): the time of ``InferenceSession.create()`` on the
-model's bytes (already in memory) and of a decode step after it, per variant, so that
-what an option saves at start is weighed against what it costs per token.
+model's bytes (already in memory), of a decode step after it, and of a 128-position
+prefill chunk on an empty cache and after 128 cached positions, per variant, so that what
+an option (or another graph of the same model) saves at start is weighed against what it
+costs per token.
 
     python3 bench/ort_session_page.py [--model smollm2|DIR] [--dtype fp32] [--steps 16]
         [--only WORDS...] [--runs N]
@@ -96,10 +98,16 @@ def main() -> int:
             rows += page.evaluate("(job) => measure(job)", job)
             page.close()
         browser.close()
-    print(f"## {folder.name} {args.dtype}: InferenceSession.create() and a decode step\n")
-    print("| variant | create ms | decode step ms |\n| --- | ---: | ---: |")
+    print(f"## {folder.name} {args.dtype}: InferenceSession.create(), a decode step, prefill\n")
+    print(
+        "| variant | create ms | decode step ms | 128 positions ms | 128 after 128 ms |\n"
+        "| --- | ---: | ---: | ---: | ---: |"
+    )
     for row in rows:
-        print(f"| {row['name']} | {row['createMs']:.0f} | {row['stepMs']:.1f} |")
+        print(
+            f"| {row['name']} | {row['createMs']:.0f} | {row['stepMs']:.1f}"
+            f" | {row['chunkMs']:.0f} | {row['laterChunkMs']:.0f} |"
+        )
     return 0
 
 
