@@ -26,16 +26,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "py_runtime" / "devtools" / "models"))
 import convert_smollm2  # noqa: E402
 
-FOLDER_FILES = (
-    "config.json",
-    "generation_config.json",
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "prompt_api.json",
-)
+from py_runtime.devtools import models  # noqa: E402
+from py_runtime.hosts.pyodide import FOLDER_FILES  # noqa: E402
 
 
 def build(hf: Path, work: Path) -> Path:
@@ -82,11 +78,12 @@ def main() -> int:
     import onnx
 
     out = Path(sys.argv[1])
-    prepared = Path.home() / ".cache" / "prompt-api-models" / "smollm2"
+    prepared = Path(models.resolve("smollm2") or "")
     shutil.rmtree(out, ignore_errors=True)
     (out / "onnx").mkdir(parents=True)
     for name in FOLDER_FILES:
-        shutil.copy(prepared / name, out / name)
+        if (prepared / name).is_file():
+            shutil.copy(prepared / name, out / name)
     # The builder's contrib ops (SimplifiedLayerNormalization, ...) are onnxruntime's,
     # which onnx's checker does not know.
     onnx.checker.check_model = lambda *args, **kwargs: None
@@ -105,14 +102,7 @@ def main() -> int:
         embedding_once(build(work / "hf", work), path)
     convert_smollm2.logits_to_keep(path)
     convert_smollm2.tied_head_as_gemm(path)
-    onnx.save(
-        onnx.load(str(path)),
-        str(path),
-        save_as_external_data=True,
-        all_tensors_to_one_file=True,
-        location="model.onnx_data",
-        size_threshold=1024,
-    )
+    convert_smollm2.external_data(out)
     print(f"{out}: {len(onnx.load(str(path), load_external_data=False).graph.node)} nodes")
     return 0
 
