@@ -9,6 +9,9 @@ onnxruntime for the kernels that dominate it.
    Web, wasm, the runtime's dist/ORT files) and in CPython (onnxruntime), side by side:
    milliseconds per call and the ratio. ``--rows 128`` times them on 128 positions at
    once (a prefill chunk, as ort-backend.mjs runs a long input) instead of one.
+3. A layer's attention with its q/k/v product, after 128 cached positions, as
+   onnxruntime-genai's ``GroupQueryAttention`` and as SmolLM2's preparation makes it
+   plain (``convert_smollm2.plain_attention``), the same way side by side.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from py_runtime.devtools.browser import launch_args  # noqa: E402
+from py_runtime.devtools.models.convert_smollm2 import plain_attention  # noqa: E402
 from py_runtime.devtools.server import StaticServer  # noqa: E402
 from py_runtime.engine.vocabulary import model_file  # noqa: E402
 from py_runtime.hosts.cpython import local_model  # noqa: E402
@@ -138,6 +142,66 @@ def kernel_models(config: dict, dtype: str, into: Path, rows: int = 1) -> dict[s
     return models
 
 
+def attention_models(config: dict, into: Path, rows: int, past: int = 128) -> dict[str, Path]:
+    """A layer's q/k/v product and attention (rotary inside) on ``rows`` positions after
+    ``past`` cached ones (random, fixed), as ``GroupQueryAttention`` and made plain."""
+    hidden, heads = config["hidden_size"], config["num_attention_heads"]
+    kv_heads, dim = config["num_key_value_heads"], hidden // heads
+    rng = np.random.default_rng(0)
+    total = past + rows
+    positions = np.arange(4096, dtype=np.float32)[:, None]
+    angles = positions / config.get("rope_theta", 10000.0) ** (np.arange(0, dim, 2) / dim)
+    inits = [
+        numpy_helper.from_array(
+            rng.standard_normal((hidden, (heads + 2 * kv_heads) * dim), np.float32) / 30, "w"
+        ),
+        *(
+            numpy_helper.from_array(rng.standard_normal((1, kv_heads, past, dim), np.float32), n)
+            for n in ("past_k", "past_v")
+        ),
+        numpy_helper.from_array(np.array([total - 1], np.int32), "seqlens_k"),
+        numpy_helper.from_array(np.array(total, np.int32), "total"),
+        numpy_helper.from_array(np.cos(angles).astype(np.float32), "cos"),
+        numpy_helper.from_array(np.sin(angles).astype(np.float32), "sin"),
+        # What the plain attention reads for its positions: only the shapes count.
+        numpy_helper.from_array(np.zeros((1, rows), np.int64), "input_ids"),
+        numpy_helper.from_array(np.ones((1, total), np.int64), "attention_mask"),
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["qkv"]),
+        helper.make_node(
+            "GroupQueryAttention",
+            ["qkv", "", "", "past_k", "past_v", "seqlens_k", "total", "cos", "sin"],
+            ["y", "present_k", "present_v"],
+            name="layer/GroupQueryAttention",
+            domain="com.microsoft",
+            num_heads=heads,
+            kv_num_heads=kv_heads,
+            scale=dim**-0.5,
+            do_rotary=1,
+            rotary_interleaved=0,
+            local_window_size=-1,
+        ),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, rows, hidden])
+    outputs = [
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, rows, hidden]),
+        *(
+            helper.make_tensor_value_info(n, TensorProto.FLOAT, None)
+            for n in ("present_k", "present_v")
+        ),
+    ]
+    graph = helper.make_graph(nodes, "attention", [x], outputs, inits)
+    opset = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    gqa = into / "attention-gqa.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=opset, ir_version=8), gqa)
+    plain = into / "attention-plain.onnx"
+    plain.write_bytes(gqa.read_bytes())
+    plain_attention(plain)
+    label = f"q/k/v product + attention after {past} cached"
+    return {f"{label}, GroupQueryAttention": gqa, f"{label}, made plain": plain}
+
+
 KERNEL_PAGE = b"""<!doctype html><meta charset=utf-8><script type=module>
   const ort = await import('/ort/ort.wasm.min.mjs');
   ort.env.wasm.wasmPaths = '/ort/';
@@ -230,6 +294,7 @@ def main() -> int:
             print(f"  {op:<28}{ms:8.1f} ms  {ms / profile['step_ms'] * 100:5.1f} %")
     with tempfile.TemporaryDirectory() as folder:
         models = kernel_models(config, args.dtype, Path(folder), args.rows)
+        models |= attention_models(config, Path(folder), args.rows)
         report["kernels"] = time_kernels(
             models, args.threads, config["hidden_size"], args.runs, args.rows
         )

@@ -18,7 +18,7 @@ from py_runtime.devtools import models
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DIST = REPO_ROOT / "dist"
 ROOT = models.folder("families")
-FAMILIES = ["llama3.2", "qwen3", "gemma3", "phi3", "qwen2-gqa", "lfm2"]
+FAMILIES = ["llama3.2", "qwen3", "gemma3", "phi3", "qwen2-gqa", "llama-plain", "lfm2"]
 PROMPTS = ["Hello!", "What is the capital of France? Answer in one word, please."]
 
 pytestmark = pytest.mark.needs_files(

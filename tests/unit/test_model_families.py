@@ -31,7 +31,7 @@ from py_runtime.models import chat_template
 
 pytest.importorskip("onnxruntime")
 ROOT = models.folder("families")
-FAMILIES = ["llama3.2", "qwen3", "gemma3", "phi3", "qwen2-gqa", "lfm2"]
+FAMILIES = ["llama3.2", "qwen3", "gemma3", "phi3", "qwen2-gqa", "llama-plain", "lfm2"]
 
 
 def family(name: str) -> Path:

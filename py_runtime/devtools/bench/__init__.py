@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--prompt-tokens", type=int, default=512)
     command.add_argument("--decode-tokens", type=int, default=128)
     command.add_argument("--json", type=Path, help="also write the raw numbers here")
+    command.add_argument(
+        "--tjs-model", type=Path, help="another export of the weights for Transformers.js too"
+    )
     args = parser.parse_args(argv)
     model = Path(models.resolve(args.model) or args.model).resolve()
     if args.command == "compare":
@@ -65,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             args.decode_tokens,
             args.dist,
             engine.gguf_q8() if args.model == "smollm2" else None,
+            tjs_model=args.tjs_model,
         )
         print(
             f"{model.name} {args.dtype}, wasm: prefill {args.prompt_tokens} tokens, decode "

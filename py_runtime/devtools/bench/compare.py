@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,29 @@ def chat_history(turns: int) -> list[dict[str, str]]:
         history.append({"role": "user", "content": f"Question {turn}: " + filler * 2})
         history.append({"role": "assistant", "content": f"Answer {turn}: " + filler * 3})
     return history
+
+
+def cpu_busy(seconds: float = 0.5) -> float:
+    """The machine's busy share of CPU time over ``seconds`` (/proc/stat)."""
+
+    def sample() -> tuple[int, int]:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        idle = fields[3] + fields[4]  # idle, iowait
+        return sum(fields) - idle, sum(fields)
+
+    busy, total = sample()
+    time.sleep(seconds)
+    busy2, total2 = sample()
+    return (busy2 - busy) / max(total2 - total, 1)
+
+
+def settle(limit: float = 60.0, threshold: float = 0.1) -> None:
+    """Wait (up to ``limit`` seconds) for the machine to fall idle: the browsers left
+    open for the other systems compile and tier up their wasm in the background for
+    seconds after their pages load, which would slow whichever system runs then."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and cpu_busy() > threshold:
+        pass
 
 
 def llama_server_speed(url: str, runs: Iterator[int], prompt: int, decode: int) -> dict[str, Any]:
@@ -64,11 +88,14 @@ def compare(
     dist: Path,
     gguf: Path | None = None,
     history_turns: int = 6,
+    tjs_model: Path | None = None,
 ) -> Results:
     """Ours in the page, Transformers.js in the page and onnxruntime in CPython (and,
     when ``gguf`` holds the same weights, wllama in the page and native llama.cpp),
     alternating run by run, on the same model files, dtype and thread count; each page
-    in a browser of its own, so that its peak memory is its own."""
+    in a browser of its own, so that its peak memory is its own. ``tjs_model``: another
+    export of the same weights (the one a user would download for Transformers.js),
+    which Transformers.js also runs."""
     from playwright.sync_api import sync_playwright
 
     from ...hosts.cpython import local_model
@@ -78,7 +105,10 @@ def compare(
     def alternate(measures: dict[str, Callable[[], dict[str, Any]]]) -> None:
         """``runs`` rounds of each system's measure in turn, after a warm-up round."""
         for run in range(runs + 1):
-            samples = {system: measure() for system, measure in measures.items()}
+            samples = {}
+            for system, measure in measures.items():
+                settle()
+                samples[system] = measure()
             if not run:
                 continue  # the warm-up round
             for system, sample in samples.items():
@@ -95,7 +125,7 @@ def compare(
     history = chat_history(history_turns)
     options = {"promptTokens": prompt, "decodeTokens": decode}
     with (
-        StaticServer(mounts(dist, model, gguf)) as server,
+        StaticServer(mounts(dist, model, gguf, tjs_model)) as server,
         sync_playwright() as playwright,
         ThreadPoolExecutor(1) as pool,  # Playwright's sync API keeps an event loop here
     ):
@@ -112,24 +142,31 @@ def compare(
             ours = ours_browser.new_page()
             ours_query = {"data-model": "/_model/", "data-dtype": dtype, "data-threads": count}
             ours.goto(server.url + page_path("ours-speed.html", ours_query))
-            tjs_browser, tjs_pid = launch(playwright)
-            tjs = tjs_browser.new_page()
-            tjs.goto(server.url + page_path("tjs-speed.html", {"dtype": dtype, "threads": count}))
-            tjs.wait_for_function("window.tjsReady === true")
             turn = [history, "And now?"]
             speed = {
                 ours_name: partial(ours.evaluate, "(o) => promptAPIRuntime.benchmark(o)", options),
-                tjs_name: partial(tjs.evaluate, "(o) => benchmarkTransformersJs(o)", options),
                 f"onnxruntime (CPython), {count} thread(s)": partial(native_speed, native),
             }
             second = {
                 ours_name: partial(ours.evaluate, "([h, q]) => secondTurn(h, q)", turn),
-                tjs_name: partial(tjs.evaluate, "([h, q]) => secondTurnTransformersJs(h, q)", turn),
             }
-            pages = [
-                (ours_name, ours_browser, ours, ours_pid),
-                (tjs_name, tjs_browser, tjs, tjs_pid),
-            ]
+            pages = [(ours_name, ours_browser, ours, ours_pid)]
+            tjs_folders = {"": "_model"}
+            if tjs_model:
+                tjs_folders[", Optimum's export"] = "_tjs_model"
+            for label, folder in tjs_folders.items():
+                tjs_name = f"Transformers.js{label} (page, wasm), {count} thread(s)"
+                tjs_browser, tjs_pid = launch(playwright)
+                tjs = tjs_browser.new_page()
+                query = {"dtype": dtype, "threads": count, "model": folder}
+                tjs.goto(server.url + page_path("tjs-speed.html", query))
+                tjs.wait_for_function("window.tjsReady === true")
+                benchmark = "(o) => benchmarkTransformersJs(o)"
+                speed[tjs_name] = partial(tjs.evaluate, benchmark, options)
+                second[tjs_name] = partial(
+                    tjs.evaluate, "([h, q]) => secondTurnTransformersJs(h, q)", turn
+                )
+                pages.append((tjs_name, tjs_browser, tjs, tjs_pid))
             if gguf is not None:
                 quant = gguf.stem.rsplit("-", 1)[-1]
                 wllama_name = f"wllama {quant} (page, wasm), {count} thread(s)"

@@ -20,9 +20,11 @@ WLLAMA = REPO / "node_modules" / "@wllama" / "wllama"
 PAGES = Path(__file__).resolve().parent.parent / "pages"
 
 
-def mounts(dist: Path, model: Path, gguf: Path | None = None) -> dict[str, Path]:
+def mounts(
+    dist: Path, model: Path, gguf: Path | None = None, tjs_model: Path | None = None
+) -> dict[str, Path]:
     """The server's mounts: dist/ at ``/``, the pages, the model, Transformers.js and
-    wllama (with the folder of ``gguf``)."""
+    wllama (with the folder of ``gguf``), and ``tjs_model`` at ``/_tjs_model/``."""
     served = {
         "/": dist,
         "/_pages/": PAGES,
@@ -31,6 +33,7 @@ def mounts(dist: Path, model: Path, gguf: Path | None = None) -> dict[str, Path]
         "/_tjs_ort/": TJS_DIST / "node_modules" / "onnxruntime-web" / "dist",
         "/_wllama/": WLLAMA,
     }
+    served |= {"/_tjs_model/": tjs_model} if tjs_model else {}
     return served | ({"/_gguf/": gguf.parent} if gguf else {})
 
 

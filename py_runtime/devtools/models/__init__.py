@@ -76,7 +76,15 @@ MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
         "make_families.py",
         tuple(
             f"{family}/{file}"
-            for family in ("llama3.2", "qwen3", "gemma3", "phi3", "qwen2-gqa", "lfm2")
+            for family in (
+                "llama3.2",
+                "qwen3",
+                "gemma3",
+                "phi3",
+                "qwen2-gqa",
+                "llama-plain",
+                "lfm2",
+            )
             for file in ("onnx/model.onnx", "tokenizer.json", "expected.json")
         ),
     ),
@@ -105,7 +113,7 @@ SAMPLING_ADVICE: dict[str, dict[str, dict[str, Any]]] = {
 #: 3: fp32's weights as external data; 2: the
 #: graph takes ``num_logits_to_keep``, for jump-forward's verification; 1 kept the last
 #: position's logits only).
-CONVERSIONS = {"smollm2": 5, "gemma3-270m": 1, "families": 2}
+CONVERSIONS = {"smollm2": 6, "gemma3-270m": 1, "families": 3}
 CONVERSION_FILE = "conversion.json"
 
 

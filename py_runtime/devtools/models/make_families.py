@@ -14,7 +14,9 @@ family's own special tokens and a chat template in the family's form), and
 - by Optimum (``text-generation-with-past``), as onnx-community's Transformers.js folders
   are: Llama 3.2, Qwen3, Gemma 3 (no ``position_ids``), Phi-3/4;
 - by onnxruntime-genai's model builder, as the ``-GQA`` / genai folders are:
-  GroupQueryAttention (a Qwen2), and LFM2 (convolution states beside the KV cache).
+  GroupQueryAttention (a Qwen2), and LFM2 (convolution states beside the KV cache);
+- as SmolLM2 is prepared (``convert_smollm2.py``): the model builder's graph of a
+  Llama of SmolLM2's kind with its attention made plain (``plain_attention``).
 
 ``expected.json`` holds, for each prompt of ``PROMPTS``, the ids transformers renders
 (``apply_chat_template``), the day it rendered them on (Llama 3.2's template prints
@@ -197,6 +199,21 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "eos": ["<|im_end|>", "<|endoftext|>"],
         "template": CHATML_TEMPLATE,
     },
+    "llama-plain": {
+        "config": {
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "num_hidden_layers": 3,
+            "rope_theta": 100000.0,
+            "tie_word_embeddings": True,
+            "rms_norm_eps": 1e-5,
+        },
+        "exporter": "genai-plain",
+        "specials": [],
+        "bos": None,
+        "eos": ["<|im_end|>", "<|endoftext|>"],
+        "template": CHATML_TEMPLATE,
+    },
     "lfm2": {
         "config": {
             "architectures": ["Lfm2ForCausalLM"],
@@ -334,9 +351,10 @@ def export_optimum(hf: Path, out: Path, keep_input: str | None) -> None:
         logits_to_keep(out / "onnx" / "model.onnx", keep_input)
 
 
-def export_genai(hf: Path, out: Path) -> None:
+def export_genai(hf: Path, out: Path, plain: bool = False) -> None:
     """onnxruntime-genai's model builder (its command line), float32 on CPU; the
-    weights moved into the graph, which stays small."""
+    weights moved into the graph, which stays small; ``plain``: its attention then made
+    plain, as SmolLM2's is."""
     import subprocess
 
     import onnx
@@ -346,6 +364,10 @@ def export_genai(hf: Path, out: Path) -> None:
         subprocess.run([*command, "-o", work, "-p", "fp32", "-e", "cpu", "-c", cache], check=True)
         model = onnx.load(str(Path(work) / "model.onnx"))
         onnx.save(model, str(out / "onnx" / "model.onnx"))
+    if plain:
+        from convert_smollm2 import plain_attention
+
+        plain_attention(out / "onnx" / "model.onnx")
 
 
 def make(name: str, out: Path) -> None:
@@ -360,7 +382,7 @@ def make(name: str, out: Path) -> None:
         if family["exporter"] == "optimum":
             export_optimum(hf, folder, family.get("keep_input"))
         else:
-            export_genai(hf, folder)
+            export_genai(hf, folder, plain=family["exporter"] == "genai-plain")
         for file in (
             "config.json",
             "generation_config.json",
