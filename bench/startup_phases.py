@@ -7,7 +7,9 @@ the template), its files in hand, ONNX Runtime's session created, the first toke
     python3 bench/startup_phases.py [--model smollm2|DIR] [--dtype fp32] [--runs 3]
         [--jspi auto|off]
 
-Prints markdown (medians); needs dist/.
+Prints markdown (medians), and how many visits never reached their first token within
+two minutes (ONNX Runtime's JSPI build sometimes never finishes creating the session);
+needs dist/.
 """
 
 from __future__ import annotations
@@ -44,15 +46,21 @@ MARKS = """(origin) => performance.getEntriesByType('mark')
                 performance.timeOrigin + m.startTime - origin])"""
 
 
-def visit(context: object, url: str) -> dict[str, float]:
+def visit(context: object, url: str) -> dict[str, float] | None:
     """Load ``url``, create at the click, wait for the first token and for the model
-    cache to hold the model; the marks."""
+    cache to hold the model; the marks (None: no first token within two minutes)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page = context.new_page()  # type: ignore[attr-defined]
-    with page.expect_console_message(
-        lambda m: m.text.startswith("coldstart "), timeout=300_000
-    ) as message:
-        page.goto(url)
-        page.click("#go")
+    try:
+        with page.expect_console_message(
+            lambda m: m.text.startswith("coldstart "), timeout=120_000
+        ) as message:
+            page.goto(url)
+            page.click("#go")
+    except PlaywrightTimeout:
+        page.close()
+        return None
     times = json.loads(message.value.text.removeprefix("coldstart "))
     origin = page.evaluate("performance.timeOrigin")
     worker = next(w for w in page.workers if w.url.endswith("/worker.mjs"))
@@ -76,16 +84,21 @@ def main() -> int:
     query = {"data-model": "/_model/", "data-dtype": args.dtype, "data-jspi": args.jspi}
     path = page_path("ours-cold.html", query)
     runs: list[dict[str, float]] = []
+    hung = 0
     with (
         StaticServer(mounts(ROOT / "dist", folder)) as server,
         sync_playwright() as playwright,
     ):
-        for _ in range(args.runs):
+        while len(runs) < args.runs:
             with tempfile.TemporaryDirectory() as profile:
                 context, _pid = launch_profile(playwright, Path(profile))
-                visit(context, server.url + path)  # the first visit fills the cache
-                runs.append(visit(context, server.url + path))
+                # The first visit fills the cache; the second is measured.
+                marks = visit(context, server.url + path) and visit(context, server.url + path)
                 context.close()
+            if marks is None:
+                hung += 1
+            else:
+                runs.append(marks)
     print(
         f"## {folder.name} {args.dtype}, warm model cache, JSPI {args.jspi}: "
         f"medians of {len(runs)} runs\n"
@@ -96,6 +109,7 @@ def main() -> int:
         at = statistics.median(run[key] for run in runs)
         print(f"| {label} | {at:,.0f} | {at - before:,.0f} |")
         before = at
+    print(f"\nvisits with no first token within 2 minutes: {hung}")
     return 0
 
 

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -78,16 +79,25 @@ def _logits(path: Path, ids: list[int]) -> np.ndarray:
     options = ort.SessionOptions()
     options.add_session_config_entry("session.disable_quant_qdq", "1")
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    feeds: dict[str, Any] = {
+    # The KV heads and head size from config.json: the model builder's graphs leave the
+    # head size symbolic.
+    config = json.loads((path.parents[1] / "config.json").read_text())
+    heads = config["num_attention_heads"]
+    head_dim = config.get("head_dim") or config["hidden_size"] // heads
+    kv_heads = config.get("num_key_value_heads", heads)
+    offered: dict[str, Any] = {
         "input_ids": np.array([ids], dtype=np.int64),
         "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
         "position_ids": np.arange(len(ids), dtype=np.int64)[None, :],
     }
+    feeds: dict[str, Any] = {}
     for spec in session.get_inputs():
         if spec.name.startswith("past_key_values."):
-            feeds[spec.name] = np.zeros((1, spec.shape[1], 0, spec.shape[3]), dtype=np.float32)
+            feeds[spec.name] = np.zeros((1, kv_heads, 0, head_dim), dtype=np.float32)
         elif spec.name == "num_logits_to_keep":  # every position's logits
             feeds[spec.name] = np.array([len(ids)] if spec.shape else len(ids), dtype=np.int64)
+        elif spec.name in offered:
+            feeds[spec.name] = offered[spec.name]
     logits: np.ndarray = session.run(["logits"], feeds)[0][0]
     return logits
 
