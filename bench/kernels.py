@@ -198,8 +198,8 @@ def attention_models(config: dict, into: Path, rows: int, past: int = 128) -> di
     plain = into / "attention-plain.onnx"
     plain.write_bytes(gqa.read_bytes())
     plain_attention(plain)
-    label = f"q/k/v product + attention after {past} cached"
-    return {f"{label}, GroupQueryAttention": gqa, f"{label}, made plain": plain}
+    label = f"q/k/v + attention, {past} cached"
+    return {f"{label}, GroupQueryAttention": gqa, f"{label}, plain": plain}
 
 
 KERNEL_PAGE = b"""<!doctype html><meta charset=utf-8><script type=module>
