@@ -64,7 +64,8 @@ OPTIONS = {
     "folder", [FIXTURE, pytest.param(SMOLLM2, marks=needs_smollm2)], ids=["fixture", "smollm2"]
 )
 def test_score_gives_each_tokens_log_probability_and_leaves_the_cache(folder: Path) -> None:
-    backend = OnnxRuntimeBackend(folder / "onnx" / "model.onnx", threads=1)
+    config = json.loads((folder / "config.json").read_text())
+    backend = OnnxRuntimeBackend(folder / "onnx" / "model.onnx", threads=1, config=config)
     loop = asyncio.new_event_loop()
     prompt, scored = [1, 2, 3, 4, 5, 6], [40, 41, 42, 43]
     cache = backend.new_cache()
