@@ -145,7 +145,6 @@ def compare(
             turn = [history, "And now?"]
             speed = {
                 ours_name: partial(ours.evaluate, "(o) => promptAPIRuntime.benchmark(o)", options),
-                f"onnxruntime (CPython), {count} thread(s)": partial(native_speed, native),
             }
             second = {
                 ours_name: partial(ours.evaluate, "([h, q]) => secondTurn(h, q)", turn),
@@ -167,6 +166,7 @@ def compare(
                     tjs.evaluate, "([h, q]) => secondTurnTransformersJs(h, q)", turn
                 )
                 pages.append((tjs_name, tjs_browser, tjs, tjs_pid))
+            speed[f"onnxruntime (CPython), {count} thread(s)"] = partial(native_speed, native)
             if gguf is not None:
                 quant = gguf.stem.rsplit("-", 1)[-1]
                 wllama_name = f"wllama {quant} (page, wasm), {count} thread(s)"
