@@ -8,8 +8,7 @@ the template), its files in hand, ONNX Runtime's session created, the first toke
         [--jspi auto|off]
 
 Prints markdown (medians), and how many visits never reached their first token within
-two minutes (ONNX Runtime's JSPI build sometimes never finishes creating the session);
-needs dist/.
+two minutes; needs dist/.
 """
 
 from __future__ import annotations

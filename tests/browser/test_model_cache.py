@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Worker
 
 from py_runtime.devtools.server import StaticServer
 
@@ -115,6 +115,37 @@ def test_external_data_streams_into_the_cache_and_loads_from_it(
     assert warm["before"] == "available" and warm["answer"] == ANSWER
     time.sleep(0.5)
     assert model_requests(site) == []
+
+
+def test_external_data_loads_while_the_worker_collects_garbage(
+    page: Page, site: StaticServer, model: Path
+):
+    """ONNX Runtime reads each weight's range of the cached Blob from a stream that only
+    its suspended wasm stack holds: a garbage collection in the middle of a read must
+    not leave create() waiting forever (Chromium collects such a stream unless the
+    runtime holds it). The worker is made to collect every 5 ms through a warm load."""
+    from py_runtime.devtools.models.convert_smollm2 import external_data
+
+    external_data(model)
+    site.add_file("/external.html", page_html().replace(b'data-dtype="q4"', b'data-dtype="fp32"'))
+    page.goto(f"{site.url}/external.html")
+    page.click("#go")
+    assert page.evaluate(LOAD)["answer"] == ANSWER
+    page.wait_for_function(
+        "async () => (await promptAPIRuntime.cache.list()).some((f) => f.url.endsWith('_data'))"
+    )
+    collecting: list[str] = []
+
+    def collect(worker: Worker) -> None:
+        if worker.url.endswith("/worker.mjs"):  # not ONNX Runtime's own threads
+            collecting.append(worker.evaluate("setInterval(gc, 5) && 'on'"))
+
+    page.on("worker", collect)
+    page.reload()
+    warm = page.evaluate(f"""() => Promise.race([({LOAD})(), new Promise((_, reject) =>
+      setTimeout(() => reject(new Error('create() still waiting after 60 s')), 60_000))])""")
+    assert collecting == ["on"]
+    assert warm["before"] == "available" and warm["answer"] == ANSWER
 
 
 def packed_model(model: Path) -> Path:

@@ -95,8 +95,9 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
   };
   const [ort, { model, inside }, weights] = await Promise.all([ortReady, graph(), data()]);
   performance.mark('prompt-api:session-files');
-  const externalData = weights ? [{ path: `${name}_data`, data: weights }]
-    : inside ? [{ path: name, data: inside }] : [];
+  const reads = new Set();
+  const externalData = weights ? [{ path: `${name}_data`, data: holdingReads(weights, reads) }]
+    : inside ? [{ path: name, data: holdingReads(inside, reads) }] : [];
   const bytes = (dataSize ?? 0) + (inside ? inside.size : model.byteLength);
   const session = await ort.InferenceSession.create(model, {
     executionProviders: [device],
@@ -110,9 +111,36 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
   }).catch((error) => {
     stopIfFatal(error);
     throw loadError(file, error, weights === null && inside === null);
-  });
+  }).finally(() => reads.clear());
   performance.mark('prompt-api:session-created');
   return { ort, session };
+}
+
+/**
+ * `data` (a Blob, for ORT's JSPI build, or bytes) with every range ONNX Runtime reads
+ * from it, and that range's stream, kept in `reads`. ORT reads a weight as
+ * `blob.slice(start, end).stream()` from a JS function its wasm stack is suspended
+ * on, and nothing else holds that stream: where Chromium collects garbage in the middle
+ * of a read, the read never settles and create() waits forever (a warm start hung in
+ * about 1 of 12 visits; in every one with the worker collecting every 25 ms).
+ * @template T
+ * @param {T} data
+ * @param {Set<unknown>} reads
+ * @returns {T}
+ */
+function holdingReads(data, reads) {
+  if (!(data instanceof Blob)) return data;
+  data.slice = (start, end) => {
+    const range = Blob.prototype.slice.call(data, start, end);
+    range.stream = () => {
+      const stream = Blob.prototype.stream.call(range);
+      reads.add(stream);
+      return stream;
+    };
+    reads.add(range);
+    return range;
+  };
+  return data;
 }
 
 /**
