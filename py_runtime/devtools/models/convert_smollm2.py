@@ -134,14 +134,21 @@ def export_onnx(gguf_path: Path, work: Path, out: Path, graph: str = "plain") ->
             shutil.copy(exported / "model.onnx_data", out / "onnx" / "model.onnx_data")
     else:
         built = work / "genai"
-        command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(hf)]
-        options = ["-o", str(built), "-p", "fp32", "-e", "cpu", "-c", str(work / "cache")]
-        subprocess.run([*command, *options], check=True)
+        build_genai(hf, built, work / "cache")
         embedding_once(built / "model.onnx", target)
         if graph == "plain":
             plain_attention(target)
     for name in ("config.json", "generation_config.json"):
         shutil.copy(hf / name, out / name)
+
+
+def build_genai(hf: Path, out: Path, cache: Path) -> None:
+    """onnxruntime-genai's model builder (its command line) on the transformers folder
+    ``hf``: ``out/model.onnx``, float32 for the CPU (``cache``: the builder's working
+    folder)."""
+    command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(hf)]
+    options = ["-o", str(out), "-p", "fp32", "-e", "cpu", "-c", str(cache)]
+    subprocess.run([*command, *options], check=True)
 
 
 def embedding_once(source: Path, target: Path) -> None:

@@ -355,18 +355,14 @@ def export_genai(hf: Path, out: Path, plain: bool = False) -> None:
     """onnxruntime-genai's model builder (its command line), float32 on CPU; the
     weights moved into the graph, which stays small; ``plain``: its attention then made
     plain, as SmolLM2's is."""
-    import subprocess
-
     import onnx
+    from convert_smollm2 import build_genai, plain_attention
 
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as cache:
-        command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(hf)]
-        subprocess.run([*command, "-o", work, "-p", "fp32", "-e", "cpu", "-c", cache], check=True)
+        build_genai(hf, Path(work), Path(cache))
         model = onnx.load(str(Path(work) / "model.onnx"))
         onnx.save(model, str(out / "onnx" / "model.onnx"))
     if plain:
-        from convert_smollm2 import plain_attention
-
         plain_attention(out / "onnx" / "model.onnx")
 
 
