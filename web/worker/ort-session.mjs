@@ -117,12 +117,14 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
 }
 
 /**
- * `data` (a Blob, for ORT's JSPI build, or bytes) with every range ONNX Runtime reads
- * from it, and that range's stream, kept in `reads`. ORT reads a weight as
- * `blob.slice(start, end).stream()` from a JS function its wasm stack is suspended
- * on, and nothing else holds that stream: where Chromium collects garbage in the middle
- * of a read, the read never settles and create() waits forever (a warm start hung in
- * about 1 of 12 visits; in every one with the worker collecting every 25 ms).
+ * `data` (a Blob, for ORT's JSPI build, or bytes), each range ONNX Runtime reads from it
+ * held in `reads` with its stream until the read is done. ORT reads a weight as
+ * `blob.slice(start, end).stream()` from a JS function its wasm stack is suspended on,
+ * and nothing else holds that stream: where Chromium collects garbage in the middle of
+ * a read, the read never settles and create() waits forever (a warm start hung in
+ * about 1 of 12 visits; in every one with the worker collecting every 25 ms). A range
+ * is let go once read: a slice of a Blob built from bytes is a copy in the browser's
+ * blob storage, and a big model's would fill it.
  * @template T
  * @param {T} data
  * @param {Set<unknown>} reads
@@ -134,10 +136,22 @@ function holdingReads(data, reads) {
     const range = Blob.prototype.slice.call(data, start, end);
     range.stream = () => {
       const stream = Blob.prototype.stream.call(range);
-      reads.add(stream);
+      const held = { range, stream };
+      reads.add(held);
+      stream.getReader = (/** @type {any} */ options) => {
+        const reader = ReadableStream.prototype.getReader.call(stream, options);
+        const read = reader.read.bind(reader);
+        reader.read = (/** @type {any} */ view) => read(view).then((result) => {
+          if (result.done) reads.delete(held);
+          return result;
+        }, (error) => {
+          reads.delete(held);
+          throw error;
+        });
+        return reader;
+      };
       return stream;
     };
-    reads.add(range);
     return range;
   };
   return data;
