@@ -16,6 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import ort_glue  # build/, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The build is made here, then swapped with dist/ in one rename, so that pages and
 #: tests served from dist/ never see it half-built.
@@ -134,6 +136,7 @@ def build() -> None:
         (DIST / folder).mkdir()
         for name in files:
             shutil.copy2(NODE_MODULES / package / name, DIST / folder / name)
+    ort_glue.edit(DIST / "ort")
     # XGrammar's web build (UMD, its wasm inlined), imported by the worker when a
     # constraint is first used (web/worker/grammar.mjs).
     xgrammar = NODE_MODULES / "@mlc-ai" / "web-xgrammar"

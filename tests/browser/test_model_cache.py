@@ -288,3 +288,55 @@ def test_without_a_dtype_the_folders_advice_chooses_the_file(
     assert page.evaluate(LOAD)["answer"] == ANSWER
     onnx = [path for method, path in model_requests(site) if path.endswith(".onnx")]
     assert onnx == [f"/model/onnx/{expected}.onnx"]
+
+
+# In the worker from its start: the length of every Uint8Array it allocates.
+RECORD_ALLOCATIONS = """(() => {
+  const Native = Uint8Array;
+  self.allocated = [];
+  self.Uint8Array = new Proxy(Native, {
+    construct(target, args, newTarget) {
+      if (typeof args[0] === 'number') self.allocated.push(args[0]);
+      return Reflect.construct(target, args, newTarget === self.Uint8Array ? target : newTarget);
+    },
+  });
+  return 'on';
+})()"""
+
+
+def test_weights_go_into_wasm_memory_without_a_js_copy_of_each(
+    page: Page, site: StaticServer, model: Path
+):
+    """ONNX Runtime's JSPI glue gathered each weight it read from the Blob in a JS
+    buffer of the weight's size before copying it into wasm memory, so the page held the
+    largest weight twice while a session was created (640 MiB for Gemma 3 270M's
+    embedding). The glue dist/ ships (build/ort_glue.py) puts each chunk in its place as
+    it arrives: no buffer of a weight's size is allocated, and the answer is the same."""
+    import onnx
+
+    from py_runtime.devtools.models.convert_smollm2 import external_data
+
+    external_data(model)
+    graph = onnx.load(str(model / "onnx" / "model.onnx"), load_external_data=False).graph
+    lengths = {
+        int(entry.value)
+        for weight in graph.initializer
+        for entry in weight.external_data
+        if entry.key == "length" and int(entry.value) >= 2**16
+    }
+    workers: list[Worker] = []
+
+    def record(worker: Worker) -> None:
+        if worker.url.endswith("/worker.mjs"):  # not ONNX Runtime's own threads
+            assert worker.evaluate(RECORD_ALLOCATIONS) == "on"
+            workers.append(worker)
+
+    page.on("worker", record)
+    site.add_file("/external.html", page_html().replace(b'data-dtype="q4"', b'data-dtype="fp32"'))
+    page.goto(f"{site.url}/external.html")
+    page.click("#go")
+    assert page.evaluate(LOAD)["answer"] == ANSWER
+    (worker,) = workers
+    allocated = set(worker.evaluate("self.allocated"))
+    assert max(lengths) >= 2**20, lengths
+    assert not lengths & allocated, sorted(lengths & allocated)
