@@ -59,7 +59,7 @@ async function measure(job) {
   result.loadMs = performance.now() - started;
   result.crossOriginIsolated = self.crossOriginIsolated;
   log(`loaded in ${result.loadMs.toFixed(0)} ms`);
-  backend.useTokenizer(job.tokenizerJSON, job.stopIds);
+  backend.useTokenizer(job.stopIds, job.tokenizerJSON);
 
   const prompt = backend.newCache();
   started = performance.now();

@@ -265,9 +265,12 @@ class WebBackend:
         return [float(value) for value in await self.js.score(cache, to_js(ids), to_js(pairs))]
 
     def use_tokenizer(self, tokenizer_json: str, stop_ids: list[int]) -> None:
+        """Only the stop ids cross: the page's backend reads the same tokenizer.json
+        from the model cache itself, when a grammar first needs it. Converting its text
+        to JS took 0.3-2.6 s and left as much garbage as the page's peak then showed."""
         from pyodide.ffi import to_js
 
-        self.js.useTokenizer(tokenizer_json, to_js(stop_ids))
+        self.js.useTokenizer(to_js(stop_ids))
 
     async def constrain(self, cache: int, grammar: Grammar | None) -> None:
         from js import Object

@@ -39,7 +39,7 @@ SCRIPT = """async (job) => {
     modelURL: new URL('/model/', location.href).href, file: 'onnx/model.onnx',
     device: 'wasm', threads: 1, kvHeads: 2, headDim: 32, kvType: 'float32',
   });
-  backend.useTokenizer(job.tokenizerJSON, job.stopIds);
+  backend.useTokenizer(job.stopIds, job.tokenizerJSON);
   const grammar = { kind: 'ebnf', source: job.ebnf };
   const out = { speculates: backend.speculates, steps: [] };
   const step = async (cache, draft, topK = 1, temperature = 1) => {

@@ -52,7 +52,8 @@ function compileCall(compiler, grammar) {
  */
 export class ModelGrammars {
   #url;
-  #tokenizerJSON;
+  /** @type {string | (() => Promise<string>) | null} */
+  #tokenizer;
   #stopIds;
   /** @type {string[]} */
   #vocab = null;
@@ -64,12 +65,13 @@ export class ModelGrammars {
 
   /**
    * @param {string} url XGrammar's file (dist/xgrammar/xgrammar.js)
-   * @param {string} tokenizerJSON the model's tokenizer.json, as text
+   * @param {string | (() => Promise<string>)} tokenizer the model's tokenizer.json, as
+   *   text or a function that reads it (called when a grammar is first compiled)
    * @param {number[]} stopIds the tokens that end an answer
    */
-  constructor(url, tokenizerJSON, stopIds) {
+  constructor(url, tokenizer, stopIds) {
     this.#url = url;
-    this.#tokenizerJSON = tokenizerJSON;
+    this.#tokenizer = tokenizer;
     this.#stopIds = Array.from(stopIds);
   }
 
@@ -89,12 +91,13 @@ export class ModelGrammars {
   async #prepare(width) {
     const started = performance.now();
     if (!this.#vocab) {
-      const spec = JSON.parse(this.#tokenizerJSON);
+      const text = typeof this.#tokenizer === 'function' ? await this.#tokenizer() : this.#tokenizer;
+      const spec = JSON.parse(text);
       ({ vocabType: this.#vocabType, prependSpace: this.#prependSpace } = detectVocabType(spec));
       this.#vocab = encodedVocab(spec, this.#vocabType, width);
       // Unknown width (Infinity): the tokenizer's size; wider logits are masked past it.
       this.#width = Number.isFinite(width) ? width : this.#vocab.length;
-      this.#tokenizerJSON = null; // the vocabulary is all that is needed from it now
+      this.#tokenizer = null; // the vocabulary is all that is needed from it now
     }
     const made = await instance(this.#url);
     const { TokenizerInfo, GrammarCompiler } = made.xgr;

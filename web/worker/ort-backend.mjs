@@ -6,6 +6,7 @@
 
 import { readSignature } from './graph-signature.mjs';
 import { ModelGrammars, applyBitmask } from './grammar.mjs';
+import { modelText } from './model-cache.mjs';
 import { lastRows, loadSession, stopIfFatal } from './ort-session.mjs';
 import { choose, judge, logNormalizer, penalize } from './sampling.mjs';
 
@@ -44,7 +45,8 @@ const MAX_DRAFT = 32;
 export async function createOrtBackend({ modelURL, file, device, threads, config, onProgress }) {
   const { ort, session } = await loadSession({ modelURL, file, device, threads, onProgress });
   try {
-    return new OrtBackend(ort, session, device === 'webgpu', config ?? {});
+    const tokenizer = () => modelText(new URL('tokenizer.json', modelURL).href);
+    return new OrtBackend(ort, session, device === 'webgpu', config ?? {}, tokenizer);
   } catch (error) {
     await session.release();
     throw error;
@@ -66,9 +68,12 @@ export class OrtBackend {
   #grammars = null;
   /** The masked copy of a constrained step's logits (reused). */
   #masked = null;
+  /** Reads the model's tokenizer.json. @type {() => Promise<string>} */
+  #readTokenizer;
 
-  constructor(ort, session, webgpu, config) {
+  constructor(ort, session, webgpu, config, readTokenizer) {
     this.#ort = ort;
+    this.#readTokenizer = readTokenizer;
     this.#session = session;
     this.#webgpu = webgpu;
     this.#signature = readSignature(session, config);
@@ -92,14 +97,18 @@ export class OrtBackend {
   }
 
   /**
-   * The model's tokenizer.json (text) and stop tokens, for constrain(): the grammar
-   * library reads them when a grammar is first compiled.
-   * @param {string} tokenizerJSON
+   * The model's stop tokens, for constrain(). The grammar library reads its
+   * tokenizer.json when a grammar is first compiled: `tokenizerJSON` where given, else
+   * the file itself, from the model's folder (the model cache). The engine hands the ids
+   * only: Pyodide's conversion of a tokenizer's text to a JS string took 0.3 s for
+   * SmolLM2's 3.4 MB and 2.6 s for Gemma 3's 31 MB, and left garbage in the worker's
+   * heap that raised the page's peak by 120-670 MiB (docs/performance.md).
    * @param {Iterable<number>} stopIds
+   * @param {string | null} [tokenizerJSON]
    */
-  useTokenizer(tokenizerJSON, stopIds) {
+  useTokenizer(stopIds, tokenizerJSON = null) {
     this.#grammars = new ModelGrammars(
-      new URL('xgrammar/xgrammar.js', base).href, tokenizerJSON, Array.from(stopIds),
+      new URL('xgrammar/xgrammar.js', base).href, tokenizerJSON ?? this.#readTokenizer, Array.from(stopIds),
     );
   }
 
