@@ -5,8 +5,8 @@ onnxruntime-web 1.30's JSPI glue (``ort-wasm-simd-threaded.jspi.mjs``, function 
 reads a weight's byte range from a Blob in chunks of 1 MiB into a JS buffer of the whole
 weight's size (kept for the next weight, grown to the largest), then copies that buffer
 into the weight's place in wasm memory. So while a session is created, the page holds
-the largest weight twice: for Gemma 3 270M's 671 MB embedding, 640 MiB over its
-weights (docs/performance.md). Where the weight goes to wasm memory (the CPU, location
+the largest weight twice for a while: a 640 MiB JS buffer for Gemma 3 270M's embedding
+(docs/performance.md). Where the weight goes to wasm memory (the CPU, location
 0), the glue edited here copies each chunk to its place there as it arrives; a weight
 bound for a GPU buffer (location 1) is still gathered first, as ONNX Runtime uploads it
 in one call. Everything else in the file is ONNX Runtime's own.
