@@ -52,21 +52,39 @@ def node_unpacked_digest(path: Path) -> str:
     return out.stdout.strip()
 
 
-def write_model(folder: Path, matmul: np.ndarray, embedding: np.ndarray) -> Path:
-    """A graph that gathers from ``embedding`` and multiplies by ``matmul``, its weights
-    as external data, as the conversion writes them."""
+def write_model(
+    folder: Path,
+    matmul: np.ndarray,
+    embedding: np.ndarray,
+    head: np.ndarray,
+    blocks: tuple[np.ndarray, np.ndarray],
+) -> Path:
+    """A graph that gathers from ``embedding``, multiplies by ``matmul`` and by a tied
+    head's part (``head``, read by ``Gemm``), and gathers int8 values and float16
+    scales (``blocks``), its weights as external data, as the conversion writes them."""
     from onnx import TensorProto, helper, numpy_helper
 
     graph = helper.make_graph(
         [
             helper.make_node("Gather", ["embedding", "ids"], ["hidden"]),
             helper.make_node("MatMul", ["hidden", "weight"], ["out"]),
+            helper.make_node("Gemm", ["hidden", "head"], ["logits"], transB=1),
+            helper.make_node("Gather", ["values", "ids"], ["q"]),
+            helper.make_node("Gather", ["scales", "ids"], ["d"]),
         ],
         "g",
         [helper.make_tensor_value_info("ids", TensorProto.INT64, ["n"])],
-        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["n", matmul.shape[1]])],
+        [
+            helper.make_tensor_value_info("out", TensorProto.FLOAT, ["n", matmul.shape[1]]),
+            helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", head.shape[0]]),
+            helper.make_tensor_value_info("q", TensorProto.INT8, None),
+            helper.make_tensor_value_info("d", TensorProto.FLOAT16, None),
+        ],
         [
             numpy_helper.from_array(embedding, "embedding"),
+            numpy_helper.from_array(head, "head"),
+            numpy_helper.from_array(blocks[0], "values"),
+            numpy_helper.from_array(blocks[1], "scales"),
             numpy_helper.from_array(matmul, "weight"),
             numpy_helper.from_array(np.arange(5, dtype=np.float32), "odd"),
         ],
@@ -107,20 +125,29 @@ def test_unpacking_gives_back_every_byte(
     rng = np.random.default_rng(seed)
     matmul = (rng.standard_normal((32 * bands, cols)) * scale).astype(np.float32)
     embedding = (rng.standard_normal((vocab, 32 * blocks)) * scale).astype(np.float32)
+    head = (rng.standard_normal((vocab + 1, 32 * blocks)) * scale).astype(np.float32)
     if grid:
         matmul = packed.on_grid(matmul, "q4_1")
         embedding = packed.on_grid(embedding, "q8_0")
-    path = write_model(tmp_path_factory.mktemp("m"), matmul, embedding)
+        head = packed.on_grid(head, "q8_0")
+    # The q8_0 weights' values and scales, as a lookup kept as blocks holds them; off
+    # the grid, int8 and float16 tensors of the same size that hold other bytes.
+    grids = [packed.q8_0_grid(weight) for weight in (embedding, head)]
+    values = np.concatenate([q for q, _, _ in grids])
+    scales = np.concatenate([d for _, d, _ in grids])
+    if not grid:
+        values, scales = values[::-1].copy(), (scales[::-1] + np.float16(1)).astype(np.float16)
+    path = write_model(tmp_path_factory.mktemp("m"), matmul, embedding, head, (values, scales))
     counts = packed.pack(path)
     data = path.with_name("model.onnx_data")
     out = data.with_name(data.name + packed.SUFFIX)
     assert packed.unpack(out) == data.read_bytes()
     assert node_unpacked_digest(out) == hashlib.sha256(data.read_bytes()).hexdigest()
     if grid:
-        assert counts == {"q4_1": 1, "q8_0": 1, "raw": 1}
+        assert counts == {"q4_1": 1, "q8_0": 2, "q8_0_values": 1, "q8_0_scales": 1, "raw": 1}
         assert out.stat().st_size < data.stat().st_size
     else:  # random floats are on no grid
-        assert counts == {"q4_1": 0, "q8_0": 0, "raw": 3}
+        assert counts == {"q4_1": 0, "q8_0": 0, "q8_0_values": 0, "q8_0_scales": 0, "raw": 6}
 
 
 def test_a_file_that_is_not_packed_is_refused(tmp_path: Path) -> None:

@@ -105,6 +105,20 @@ function q80Rows(bytes, cols) {
   return new Uint8Array(out.buffer);
 }
 
+/** The int8 values (`values`) or the float16 scales of rows of a q8_0 segment. */
+function q80Part(bytes, cols, values) {
+  const scales = 2 * (cols / BLOCK);
+  const stride = scales + cols;
+  const rows = bytes.length / stride;
+  const width = values ? cols : scales;
+  const out = new Uint8Array(rows * width);
+  for (let row = 0; row < rows; row++) {
+    const at = row * stride + (values ? scales : 0);
+    out.set(bytes.subarray(at, at + width), row * width);
+  }
+  return out;
+}
+
 /**
  * The unpacked bytes of a packed file read by `next` (its chunks, null at the end):
  * `{size, chunks}`, the unpacked size and an async iterator of its bytes in order.
@@ -117,6 +131,10 @@ export async function unpack(next) {
   if (magic !== MAGIC) throw new Error('not a packed model file');
   const length = new DataView((await input.take(4)).buffer).getUint32(0, true);
   const header = JSON.parse(new TextDecoder().decode(await input.take(length)));
+  // The q8_0 segments' bytes, where a later segment is their values or scales again.
+  const keep = header.segments.some((s) => s.kind === 'q8_0_values' || s.kind === 'q8_0_scales');
+  /** @type {{bytes: Uint8Array, cols: number}[]} */
+  const kept = [];
   async function* chunks() {
     let produced = 0;
     for (const segment of header.segments) {
@@ -137,7 +155,15 @@ export async function unpack(next) {
         const stride = 2 * (segment.cols / BLOCK) + segment.cols;
         for (let row = 0; row < segment.rows; row += 256) {
           const count = Math.min(256, segment.rows - row);
-          const out = q80Rows(await input.take(count * stride), segment.cols);
+          const bytes = await input.take(count * stride);
+          if (keep) kept.push({ bytes, cols: segment.cols });
+          const out = q80Rows(bytes, segment.cols);
+          produced += out.length;
+          yield out;
+        }
+      } else if (segment.kind === 'q8_0_values' || segment.kind === 'q8_0_scales') {
+        for (const { bytes, cols } of kept) {
+          const out = q80Part(bytes, cols, segment.kind === 'q8_0_values');
           produced += out.length;
           yield out;
         }

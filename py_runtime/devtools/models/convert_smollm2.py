@@ -12,7 +12,8 @@ it): ``python convert_smollm2.py OUT_DIR [--graph plain|gqa|optimum]``.
   ``text-generation-with-past`` export (as the hub's SmolLM2 folders hold it): both
   to compare. The LM head then runs on the last ``num_logits_to_keep`` positions only
   (``logits_to_keep``), and in fp32 as ``Gemm`` on the tied embedding itself
-  (``tied_head_as_gemm``).
+  (``tied_head_as_gemm``), in parts, while the lookup reads the embedding's Q8_0 blocks
+  (``lookup_from_blocks``).
 - Tokenizer: rebuilt with ``tokenizers`` from the GGUF's vocabulary and merges, as
   SmolLM2's own tokenizer.json is (byte-level BPE after a per-digit split; the
   special tokens; EOS/pad ``<|im_end|>``; no BOS added) — transformers' own GGUF
@@ -425,6 +426,93 @@ def tied_head_as_gemm(path: Path) -> None:
     onnx.save(model, str(path))
 
 
+#: Parts the LM head's weight is stored in (``lookup_from_blocks``).
+HEAD_PARTS = 8
+
+
+def lookup_from_blocks(path: Path) -> None:
+    """The tied embedding, read by the token lookup and the LM head's ``Gemm``, is held
+    twice by ONNX Runtime: its pre-packed copy for the ``Gemm``, and the weight itself,
+    which the lookup still reads. Give the lookup the GGUF's own Q8_0 blocks instead
+    (int8 values and float16 scales: ``q * d``, the embedding bit for bit, 30 MB for 113,
+    and no bytes to download: ``packed.py``'s ``q8_0_values``)
+    and store the head's weight in ``HEAD_PARTS`` parts of rows, each one ``Gemm`` whose
+    pre-packed copy then replaces it (a part at a time: a wasm memory keeps its
+    high-water mark). The same logits and caches bit for bit under onnxruntime; the
+    page's peak 37 MiB lower (docs/performance.md)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    (head,) = [node for node in graph.node if node.name == "tied_head/Gemm"]
+    weight = next(t for t in graph.initializer if t.name == head.input[1])
+    (lookup,) = [n for n in graph.node if n.op_type == "Gather" and n.input[0] == weight.name]
+    embedding = numpy_helper.to_array(weight)
+    values, scales, back = packed.q8_0_grid(embedding)
+    assert np.array_equal(back.view(np.uint32), embedding.view(np.uint32)), "not Q8_0 blocks"
+    vocab, width = embedding.shape
+    blocks = width // packed.BLOCK
+    graph.initializer.remove(weight)
+    rows = -(-vocab // HEAD_PARTS)
+    parts = [f"tied_head/part{i}" for i in range(HEAD_PARTS)]
+    # The parts first: packed.py then stores the lookup's blocks as theirs (no bytes).
+    graph.initializer.extend(
+        [
+            *(
+                numpy_helper.from_array(embedding[i * rows : (i + 1) * rows], name)
+                for i, name in enumerate(parts)
+            ),
+            numpy_helper.from_array(values, "lookup/values"),
+            numpy_helper.from_array(scales.reshape(vocab, blocks, 1), "lookup/scales"),
+            numpy_helper.from_array(
+                np.array([0, 0, blocks, packed.BLOCK], np.int64), "lookup/blocks"
+            ),
+            numpy_helper.from_array(np.array([0, 0, width], np.int64), "lookup/rows"),
+        ]
+    )
+    ids, hidden = lookup.input[1], lookup.output[0]
+    gather = [
+        helper.make_node("Gather", ["lookup/values", ids], ["lookup/q"], name="lookup/Values"),
+        helper.make_node(
+            "Cast", ["lookup/q"], ["lookup/q_float"], to=TensorProto.FLOAT, name="lookup/CastValues"
+        ),
+        helper.make_node(
+            "Reshape",
+            ["lookup/q_float", "lookup/blocks"],
+            ["lookup/q_blocks"],
+            name="lookup/Blocks",
+        ),
+        helper.make_node("Gather", ["lookup/scales", ids], ["lookup/d"], name="lookup/Scales"),
+        helper.make_node(
+            "Cast", ["lookup/d"], ["lookup/d_float"], to=TensorProto.FLOAT, name="lookup/CastScales"
+        ),
+        helper.make_node(
+            "Mul", ["lookup/q_blocks", "lookup/d_float"], ["lookup/embedded"], name="lookup/Mul"
+        ),
+        helper.make_node(
+            "Reshape", ["lookup/embedded", "lookup/rows"], [hidden], name="lookup/Rows"
+        ),
+    ]
+    at = list(graph.node).index(lookup)
+    graph.node.remove(lookup)
+    for offset, node in enumerate(gather):
+        graph.node.insert(at + offset, node)
+    logits = [f"{name}/logits" for name in parts]
+    split = [
+        helper.make_node("Gemm", [head.input[0], name], [out], transB=1, name=f"{name}/Gemm")
+        for name, out in zip(parts, logits, strict=True)
+    ]
+    split.append(
+        helper.make_node("Concat", logits, [head.output[0]], axis=1, name="tied_head/Logits")
+    )
+    at = list(graph.node).index(head)
+    graph.node.remove(head)
+    for offset, node in enumerate(split):
+        graph.node.insert(at + offset, node)
+    onnx.save(model, str(path))
+
+
 def quantize(out: Path) -> None:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -525,6 +613,7 @@ def main() -> int:
         log(f"exported onnx/model.onnx ({args.graph}) in {time.perf_counter() - started:.0f} s")
         quantize(partial)
         tied_head_as_gemm(partial / "onnx" / "model.onnx")
+        lookup_from_blocks(partial / "onnx" / "model.onnx")
         external_data(partial)
         counts = packed.pack(partial / "onnx" / "model.onnx")
         size = (partial / "onnx" / f"model.onnx_data{packed.SUFFIX}").stat().st_size

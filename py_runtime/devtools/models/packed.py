@@ -9,8 +9,12 @@ Each weight is stored in the block format that holds it exactly, else as it is:
 - ``q4_1``: a MatMul weight ``[K, N]`` (float32, row-major) whose blocks of 32 rows in
   a column are ``w = q * d + m`` for ``q`` in 0..15 and float16 ``d``, ``m`` (llama.cpp's
   Q4_1 grid, which the weights of a Q4_1 GGUF, as SmolLM2's package holds, are on);
-- ``q8_0``: an embedding ``[V, H]`` whose blocks of 32 along a row are ``w = q * d``,
+- ``q8_0``: an embedding ``[V, H]`` (or rows of one, a tied LM head's ``Gemm`` weight)
+  whose blocks of 32 along a row are ``w = q * d``,
   ``q`` int8, ``d`` float16 (Q8_0);
+- ``q8_0_values`` / ``q8_0_scales``: an int8 / float16 tensor that holds exactly the
+  ``q`` / ``d`` of every q8_0 segment before it, in order (an embedding's lookup kept as
+  its blocks, ``convert_smollm2.py``): no bytes of its own;
 - ``raw``: anything else, bytes as they are.
 
 "Exactly" is checked: a weight is packed only where float32 arithmetic (``q * d``, then
@@ -18,7 +22,8 @@ Each weight is stored in the block format that holds it exactly, else as it is:
 
 Layout: ``MAGIC``; a little-endian uint32 header length; the header (JSON: ``size``,
 the unpacked size, and ``segments``, in file order: ``{"kind": "raw", "length": L}`` or
-``{"kind": "q4_1" | "q8_0", "rows": R, "cols": C}``); then each segment's bytes. A q4_1
+``{"kind": "q4_1" | "q8_0", "rows": R, "cols": C}`` or ``{"kind": "q8_0_values" |
+"q8_0_scales"}``); then each segment's bytes. A q4_1
 segment is R/32 bands, each: ``d`` and ``m`` as float16 [C], then the 32 rows' values,
 two a byte along the row (even column in the low nibble). A q8_0 segment is R rows, each:
 ``d`` as float16 [C/32], then C int8.
@@ -55,7 +60,7 @@ def _grid_q4_1(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return q, d16, m16, back.reshape(k, n)
 
 
-def _grid_q8_0(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def q8_0_grid(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A [V, H] weight on the q8_0 grid: (q int8 [V, H], d16 [V, H/32], the weight back)."""
     v, h = weight.shape
     blocks = weight.reshape(v, h // BLOCK, BLOCK)
@@ -70,7 +75,7 @@ def _grid_q8_0(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def on_grid(weight: np.ndarray, kind: str) -> np.ndarray:
     """The nearest weight ``kind`` (q4_1 or q8_0) holds exactly: makes test models whose
     weights are on a GGUF's grids."""
-    return _grid_q4_1(weight)[3] if kind == "q4_1" else _grid_q8_0(weight)[2]
+    return _grid_q4_1(weight)[3] if kind == "q4_1" else q8_0_grid(weight)[2]
 
 
 def _readers(model: object) -> dict[str, set[str]]:
@@ -126,7 +131,7 @@ def q8_0(weight: np.ndarray) -> bytes | None:
     v, h = weight.shape
     if h % BLOCK:
         return None
-    q, d16, back = _grid_q8_0(weight)
+    q, d16, back = q8_0_grid(weight)
     if not _same(back, weight):
         return None
     rows = np.concatenate([d16.view(np.uint8), q.view(np.uint8)], axis=1)
@@ -150,7 +155,8 @@ def pack(model_path: Path) -> dict[str, int]:
             tensors.append((info.offset, info.length, init))
     segments: list[dict[str, object]] = []
     payload: list[bytes] = []
-    counts = {"q4_1": 0, "q8_0": 0, "raw": 0}
+    counts = dict.fromkeys(("q4_1", "q8_0", "q8_0_values", "q8_0_scales", "raw"), 0)
+    blocks: dict[str, list[bytes]] = {"q8_0_values": [], "q8_0_scales": []}
     at = 0
 
     def raw(end: int) -> None:
@@ -170,8 +176,23 @@ def pack(model_path: Path) -> dict[str, int]:
             weight = np.frombuffer(data[offset : offset + length], np.float32).reshape(shape)
             if ops == {"MatMul"}:
                 packed, kind = q4_1(weight), "q4_1"
-            elif "Gather" in ops:
+            elif ops & {"Gather", "Gemm"}:
                 packed, kind = q8_0(weight), "q8_0"
+                if packed is not None:
+                    q, d16, _ = q8_0_grid(weight)
+                    blocks["q8_0_values"].append(q.tobytes())
+                    blocks["q8_0_scales"].append(d16.tobytes())
+        twin = {onnx.TensorProto.INT8: "q8_0_values", onnx.TensorProto.FLOAT16: "q8_0_scales"}
+        kind = twin.get(init.data_type, kind)
+        if (
+            kind in blocks
+            and blocks[kind]
+            and data[offset : offset + length].tobytes() == b"".join(blocks[kind])
+        ):
+            segments.append({"kind": kind})
+            counts[kind] += 1
+            at = offset + length
+            continue
         if packed is None:
             counts["raw"] += 1
             raw(offset + length)
@@ -200,10 +221,14 @@ def unpack(path: Path) -> bytes:
     header = json.loads(blob[at : at + length])
     at += length
     out = bytearray()
+    kept: dict[str, bytearray] = {"q8_0_values": bytearray(), "q8_0_scales": bytearray()}
     for segment in header["segments"]:
         if segment["kind"] == "raw":
             out += blob[at : at + segment["length"]]
             at += segment["length"]
+            continue
+        if segment["kind"] in kept:
+            out += kept[segment["kind"]]
             continue
         rows, cols = segment["rows"], segment["cols"]
         if segment["kind"] == "q4_1":
@@ -218,8 +243,10 @@ def unpack(path: Path) -> bytes:
                 out += ((q * d).astype(np.float32) + m).astype(np.float32).tobytes()
         else:
             for _ in range(rows):
+                kept["q8_0_scales"] += blob[at : at + 2 * (cols // BLOCK)]
                 d = np.frombuffer(blob, np.float16, cols // BLOCK, at).astype(np.float32)
                 at += 2 * (cols // BLOCK)
+                kept["q8_0_values"] += blob[at : at + cols]
                 q = np.frombuffer(blob, np.int8, cols, at).astype(np.float32)
                 at += cols
                 out += (q.reshape(-1, BLOCK) * d[:, None]).astype(np.float32).tobytes()
