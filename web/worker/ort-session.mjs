@@ -20,11 +20,18 @@ let runtime = null;
 const SPLIT_FROM = 256 * 2 ** 20;
 /**
  * Weights past this many bytes are not prepacked. ONNX Runtime's prepacked copies of
- * the matrix weights speed a decode step (SmolLM2, 538 MB: 26 against 20 tok/s) but
- * cost as much memory again as the weights they copy, which a bigger model cannot
- * afford: a wasm heap holds 4 GiB at most (docs/performance.md).
+ * the matrix weights cost as much memory again as the weights they copy, which a
+ * bigger model cannot afford: a wasm heap holds 4 GiB at most (docs/performance.md).
  */
 const PREPACK_UP_TO = 768 * 2 ** 20;
+/**
+ * The float files (fp32, fp16), which are never prepacked: a float `MatMul` runs as
+ * fast on its weight as it is (SmolLM2: decode 21.8 against 22.0 tok/s), the copies
+ * cost 163 MiB of SmolLM2's peak, and with ORT's JSPI build on two threads they set
+ * off prefill rounds at a third of the speed (docs/performance.md). The quantized
+ * kernels (MatMulNBits, MatMulInteger) need theirs.
+ */
+const FLOAT_FILE = /(^|\/)model(_fp16)?\.onnx$/;
 /** Whether the runtime started is ORT's JSPI build (external data read from Blobs). */
 let streaming = false;
 
@@ -106,7 +113,12 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
     // Let constant folding dequantize constant weights once, at load: Optimum's q8
     // exports dequantize the tied embedding / LM head (136 M weights) on every step
     // otherwise, 39 % of a native decode step (bench/kernels.py).
-    extra: { session: { disable_quant_qdq: '1', ...(bytes > PREPACK_UP_TO && { disable_prepacking: '1' }) } },
+    extra: {
+      session: {
+        disable_quant_qdq: '1',
+        ...((bytes > PREPACK_UP_TO || FLOAT_FILE.test(file)) && { disable_prepacking: '1' }),
+      },
+    },
     ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
   }).catch((error) => {
     stopIfFatal(error);

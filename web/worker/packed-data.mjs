@@ -119,6 +119,15 @@ function q80Part(bytes, cols, values) {
   return out;
 }
 
+/** The bytes of the [cols, rows] transpose of `matrix`, [rows, cols] float32. */
+function transposed(matrix, rows, cols) {
+  const out = new Float32Array(rows * cols);
+  for (let row = 0; row < rows; row++) {
+    for (let col = 0; col < cols; col++) out[col * rows + row] = matrix[row * cols + col];
+  }
+  return new Uint8Array(out.buffer);
+}
+
 /**
  * The unpacked bytes of a packed file read by `next` (its chunks, null at the end):
  * `{size, chunks}`, the unpacked size and an async iterator of its bytes in order.
@@ -161,6 +170,13 @@ export async function unpack(next) {
           produced += out.length;
           yield out;
         }
+      } else if (segment.kind === 'q8_0_t') {
+        // The transpose of a [cols, rows] weight: its rows all read before it is turned.
+        const bytes = await input.take(segment.rows * (2 * (segment.cols / BLOCK) + segment.cols));
+        if (keep) kept.push({ bytes, cols: segment.cols });
+        const out = transposed(new Float32Array(q80Rows(bytes, segment.cols).buffer), segment.rows, segment.cols);
+        produced += out.length;
+        yield out;
       } else if (segment.kind === 'q8_0_values' || segment.kind === 'q8_0_scales') {
         for (const { bytes, cols } of kept) {
           const out = q80Part(bytes, cols, segment.kind === 'q8_0_values');

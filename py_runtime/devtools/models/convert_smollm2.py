@@ -12,8 +12,8 @@ it): ``python convert_smollm2.py OUT_DIR [--graph plain|gqa|optimum]``.
   ``text-generation-with-past`` export (as the hub's SmolLM2 folders hold it): both
   to compare. The LM head then runs on the last ``num_logits_to_keep`` positions only
   (``logits_to_keep``), and in fp32 as ``Gemm`` on the tied embedding itself
-  (``tied_head_as_gemm``), in parts, while the lookup reads the embedding's Q8_0 blocks
-  (``lookup_from_blocks``).
+  (``tied_head_as_gemm``), then as ``MatMul`` on its transposed parts, while the lookup
+  reads the embedding's Q8_0 blocks (``lookup_from_blocks``).
 - Tokenizer: rebuilt with ``tokenizers`` from the GGUF's vocabulary and merges, as
   SmolLM2's own tokenizer.json is (byte-level BPE after a per-digit split; the
   special tokens; EOS/pad ``<|im_end|>``; no BOS added) — transformers' own GGUF
@@ -435,11 +435,12 @@ def lookup_from_blocks(path: Path) -> None:
     twice by ONNX Runtime: its pre-packed copy for the ``Gemm``, and the weight itself,
     which the lookup still reads. Give the lookup the GGUF's own Q8_0 blocks instead
     (int8 values and float16 scales: ``q * d``, the embedding bit for bit, 30 MB for 113,
-    and no bytes to download: ``packed.py``'s ``q8_0_values``)
-    and store the head's weight in ``HEAD_PARTS`` parts of rows, each one ``Gemm`` whose
-    pre-packed copy then replaces it (a part at a time: a wasm memory keeps its
-    high-water mark). The same logits and caches bit for bit under onnxruntime; the
-    page's peak 37 MiB lower (docs/performance.md)."""
+    and no bytes to download: ``packed.py``'s ``q8_0_values``), and make the head a
+    ``MatMul`` on the embedding's transpose, stored in ``HEAD_PARTS`` parts of rows
+    (``packed.py``'s ``q8_0_t``, a part at a time): ``MatMul`` reads its weight as it is
+    without pre-packing, which a float model is loaded without (``ort-session.mjs``),
+    where ``Gemm``'s ``transB`` transposes it on every step. The same logits and caches
+    bit for bit under onnxruntime (docs/performance.md)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -460,7 +461,9 @@ def lookup_from_blocks(path: Path) -> None:
     graph.initializer.extend(
         [
             *(
-                numpy_helper.from_array(embedding[i * rows : (i + 1) * rows], name)
+                numpy_helper.from_array(
+                    np.ascontiguousarray(embedding[i * rows : (i + 1) * rows].T), name
+                )
                 for i, name in enumerate(parts)
             ),
             numpy_helper.from_array(values, "lookup/values"),
@@ -500,7 +503,7 @@ def lookup_from_blocks(path: Path) -> None:
         graph.node.insert(at + offset, node)
     logits = [f"{name}/logits" for name in parts]
     split = [
-        helper.make_node("Gemm", [head.input[0], name], [out], transB=1, name=f"{name}/Gemm")
+        helper.make_node("MatMul", [head.input[0], name], [out], name=f"{name}/MatMul")
         for name, out in zip(parts, logits, strict=True)
     ]
     split.append(

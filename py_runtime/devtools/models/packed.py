@@ -9,12 +9,14 @@ Each weight is stored in the block format that holds it exactly, else as it is:
 - ``q4_1``: a MatMul weight ``[K, N]`` (float32, row-major) whose blocks of 32 rows in
   a column are ``w = q * d + m`` for ``q`` in 0..15 and float16 ``d``, ``m`` (llama.cpp's
   Q4_1 grid, which the weights of a Q4_1 GGUF, as SmolLM2's package holds, are on);
-- ``q8_0``: an embedding ``[V, H]`` (or rows of one, a tied LM head's ``Gemm`` weight)
-  whose blocks of 32 along a row are ``w = q * d``,
+- ``q8_0``: an embedding ``[V, H]`` whose blocks of 32 along a row are ``w = q * d``,
   ``q`` int8, ``d`` float16 (Q8_0);
+- ``q8_0_t``: a MatMul weight ``[K, N]`` off the q4_1 grid whose transpose ``[N, K]``
+  is on the q8_0 grid (rows of a tied LM head, ``convert_smollm2.py``), stored as that
+  transpose;
 - ``q8_0_values`` / ``q8_0_scales``: an int8 / float16 tensor that holds exactly the
-  ``q`` / ``d`` of every q8_0 segment before it, in order (an embedding's lookup kept as
-  its blocks, ``convert_smollm2.py``): no bytes of its own;
+  ``q`` / ``d`` of every q8_0 and q8_0_t segment before it, in order (an embedding's
+  lookup kept as its blocks, ``convert_smollm2.py``): no bytes of its own;
 - ``raw``: anything else, bytes as they are.
 
 "Exactly" is checked: a weight is packed only where float32 arithmetic (``q * d``, then
@@ -22,11 +24,12 @@ Each weight is stored in the block format that holds it exactly, else as it is:
 
 Layout: ``MAGIC``; a little-endian uint32 header length; the header (JSON: ``size``,
 the unpacked size, and ``segments``, in file order: ``{"kind": "raw", "length": L}`` or
-``{"kind": "q4_1" | "q8_0", "rows": R, "cols": C}`` or ``{"kind": "q8_0_values" |
-"q8_0_scales"}``); then each segment's bytes. A q4_1
+``{"kind": "q4_1" | "q8_0" | "q8_0_t", "rows": R, "cols": C}`` or ``{"kind":
+"q8_0_values" | "q8_0_scales"}``); then each segment's bytes. A q4_1
 segment is R/32 bands, each: ``d`` and ``m`` as float16 [C], then the 32 rows' values,
 two a byte along the row (even column in the low nibble). A q8_0 segment is R rows, each:
-``d`` as float16 [C/32], then C int8.
+``d`` as float16 [C/32], then C int8; a q8_0_t segment is the same, of the ``[R, C]``
+transpose of a ``[C, R]`` weight.
 
     python -m py_runtime.devtools.models.packed MODEL.onnx   # writes MODEL.onnx_data.packed
 """
@@ -155,7 +158,7 @@ def pack(model_path: Path) -> dict[str, int]:
             tensors.append((info.offset, info.length, init))
     segments: list[dict[str, object]] = []
     payload: list[bytes] = []
-    counts = dict.fromkeys(("q4_1", "q8_0", "q8_0_values", "q8_0_scales", "raw"), 0)
+    counts = dict.fromkeys(("q4_1", "q8_0", "q8_0_t", "q8_0_values", "q8_0_scales", "raw"), 0)
     blocks: dict[str, list[bytes]] = {"q8_0_values": [], "q8_0_scales": []}
     at = 0
 
@@ -176,12 +179,15 @@ def pack(model_path: Path) -> dict[str, int]:
             weight = np.frombuffer(data[offset : offset + length], np.float32).reshape(shape)
             if ops == {"MatMul"}:
                 packed, kind = q4_1(weight), "q4_1"
+                if packed is None:
+                    weight = np.ascontiguousarray(weight.T)
+                    packed, kind, shape = q8_0(weight), "q8_0_t", shape[::-1]
             elif ops & {"Gather", "Gemm"}:
                 packed, kind = q8_0(weight), "q8_0"
-                if packed is not None:
-                    q, d16, _ = q8_0_grid(weight)
-                    blocks["q8_0_values"].append(q.tobytes())
-                    blocks["q8_0_scales"].append(d16.tobytes())
+            if packed is not None and kind != "q4_1":
+                q, d16, _ = q8_0_grid(weight)
+                blocks["q8_0_values"].append(q.tobytes())
+                blocks["q8_0_scales"].append(d16.tobytes())
         twin = {onnx.TensorProto.INT8: "q8_0_values", onnx.TensorProto.FLOAT16: "q8_0_scales"}
         kind = twin.get(init.data_type, kind)
         if (
@@ -242,14 +248,16 @@ def unpack(path: Path) -> bytes:
                 q[:, 0::2], q[:, 1::2] = nib & 15, nib >> 4
                 out += ((q * d).astype(np.float32) + m).astype(np.float32).tobytes()
         else:
-            for _ in range(rows):
+            weight = np.empty((rows, cols), np.float32)
+            for row in range(rows):
                 kept["q8_0_scales"] += blob[at : at + 2 * (cols // BLOCK)]
                 d = np.frombuffer(blob, np.float16, cols // BLOCK, at).astype(np.float32)
                 at += 2 * (cols // BLOCK)
                 kept["q8_0_values"] += blob[at : at + cols]
                 q = np.frombuffer(blob, np.int8, cols, at).astype(np.float32)
                 at += cols
-                out += (q.reshape(-1, BLOCK) * d[:, None]).astype(np.float32).tobytes()
+                weight[row] = (q.reshape(-1, BLOCK) * d[:, None]).ravel()
+            out += (weight.T if segment["kind"] == "q8_0_t" else weight).tobytes()
     if len(out) != header["size"]:
         raise ValueError(f"{path}: unpacked {len(out)} bytes, the header says {header['size']}")
     return bytes(out)
