@@ -185,9 +185,11 @@ def pack(model_path: Path) -> dict[str, int]:
             elif ops & {"Gather", "Gemm"}:
                 packed, kind = q8_0(weight), "q8_0"
             if packed is not None and kind != "q4_1":
-                q, d16, _ = q8_0_grid(weight)
-                blocks["q8_0_values"].append(q.tobytes())
-                blocks["q8_0_scales"].append(d16.tobytes())
+                # The segment's rows (d16, then q) are the lookup's scales and values.
+                rows = np.frombuffer(packed, np.uint8).reshape(shape[0], -1)
+                scale_bytes = 2 * (shape[1] // BLOCK)
+                blocks["q8_0_scales"].append(rows[:, :scale_bytes].tobytes())
+                blocks["q8_0_values"].append(rows[:, scale_bytes:].tobytes())
         twin = {onnx.TensorProto.INT8: "q8_0_values", onnx.TensorProto.FLOAT16: "q8_0_scales"}
         kind = twin.get(init.data_type, kind)
         if (
