@@ -43,11 +43,13 @@ MODELS: dict[str, dict[str, Any]] = {
         "label": "SmolLM2-135M-Instruct (fp32)",
         "dir": Path.home() / ".cache/prompt-api-models/smollm2",
         "file": "onnx/model.onnx",
+        "dtype": "fp32",
     },
     "random": {
         "label": "0.5B-size random weights (q8)",
         "dir": Path.home() / ".cache/prompt-api-bench/qwen2.5-0.5b-random",
         "file": "onnx/model_quantized.onnx",
+        "dtype": "q8",
     },
 }
 
@@ -223,6 +225,7 @@ def job_for(model: dict[str, Any], steps: int, threads: int) -> tuple[dict[str, 
     grammars = dict(GRAMMARS)
     return {
         "file": model["file"],
+        "dtype": model["dtype"],
         "threads": threads,
         "kvHeads": int(config.get("num_key_value_heads", heads)),
         "headDim": int(config.get("head_dim") or config["hidden_size"] // heads),

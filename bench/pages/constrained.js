@@ -50,6 +50,7 @@ async function measure(job) {
   const backend = await createOrtBackend({
     modelURL: new URL('/model/', self.location.href).href,
     file: job.file,
+    dtype: job.dtype,
     device: 'wasm',
     threads: job.threads,
     kvHeads: job.kvHeads,

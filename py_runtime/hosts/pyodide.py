@@ -328,6 +328,7 @@ def web_model(config: Config, create_backend: Any, js_files: Any) -> CausalLM:
         options = {
             "modelURL": files.base_url,
             "file": model_file(cast(Dtype, dtype)),
+            "dtype": dtype,
             "device": device,
             "threads": int(config.get("threads") or 0),
             "config": model_config,  # KV shapes the graph leaves symbolic

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.needs_files(
 SCRIPT = """async (job) => {
   const { createOrtBackend } = await import('/dist/ort-backend.mjs');
   const backend = await createOrtBackend({
-    modelURL: new URL('/model/', location.href).href, file: 'onnx/model.onnx',
+    modelURL: new URL('/model/', location.href).href, file: 'onnx/model.onnx', dtype: 'fp32',
     device: 'wasm', threads: 1, kvHeads: 2, headDim: 32, kvType: 'float32',
   });
   backend.useTokenizer(job.stopIds, job.tokenizerJSON);

@@ -38,12 +38,12 @@ const PREFILL_CHUNK = 128;
 const MAX_DRAFT = 32;
 
 /**
- * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any) into
- * an InferenceSession on `device` ('wasm' or 'webgpu'), behind an OrtBackend;
- * `config` is the model's config.json (./graph-signature.mjs).
+ * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any), the
+ * model at `dtype`, into an InferenceSession on `device` ('wasm' or 'webgpu'), behind
+ * an OrtBackend; `config` is the model's config.json (./graph-signature.mjs).
  */
-export async function createOrtBackend({ modelURL, file, device, threads, config, onProgress }) {
-  const { ort, session } = await loadSession({ modelURL, file, device, threads, onProgress });
+export async function createOrtBackend({ modelURL, file, dtype, device, threads, config, onProgress }) {
+  const { ort, session } = await loadSession({ modelURL, file, dtype, device, threads, onProgress });
   try {
     const tokenizer = () => modelText(new URL('tokenizer.json', modelURL).href);
     return new OrtBackend(ort, session, device === 'webgpu', config ?? {}, tokenizer);

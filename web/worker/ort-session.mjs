@@ -25,13 +25,13 @@ const SPLIT_FROM = 256 * 2 ** 20;
  */
 const PREPACK_UP_TO = 768 * 2 ** 20;
 /**
- * The float files (fp32, fp16), which are never prepacked: a float `MatMul` runs as
- * fast on its weight as it is (SmolLM2: decode 21.8 against 22.0 tok/s), the copies
- * cost 163 MiB of SmolLM2's peak, and with ORT's JSPI build on two threads they set
- * off prefill rounds at a third of the speed (docs/performance.md). The quantized
- * kernels (MatMulNBits, MatMulInteger) need theirs.
+ * The float dtypes, whose weights are never prepacked: a float `MatMul` runs as fast
+ * on its weight as it is (SmolLM2: decode 21.8 against 22.0 tok/s), the copies cost
+ * 163 MiB of SmolLM2's peak, and with ORT's JSPI build on two threads they set off
+ * prefill rounds at a third of the speed (docs/performance.md). The quantized kernels
+ * (MatMulNBits, MatMulInteger) need theirs.
  */
-const FLOAT_FILE = /(^|\/)model(_fp16)?\.onnx$/;
+const FLOAT_DTYPES = new Set(['fp32', 'fp16']);
 /** Whether the runtime started is ORT's JSPI build (external data read from Blobs). */
 let streaming = false;
 
@@ -64,11 +64,12 @@ export function startOrt({ device, threads, jspi = 'auto' }) {
 }
 
 /**
- * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any) into
- * an InferenceSession on `device` ('wasm' or 'webgpu'), reporting the share of its
- * bytes loaded to `onProgress`. Returns the session and ONNX Runtime's module.
+ * Load `modelURL` + `file` (and its `.onnx_data` external weights, if any), the
+ * model at `dtype`, into an InferenceSession on `device` ('wasm' or 'webgpu'),
+ * reporting the share of its bytes loaded to `onProgress`. Returns the session and
+ * ONNX Runtime's module.
  */
-export async function loadSession({ modelURL, file, device, threads, jspi = 'auto', onProgress }) {
+export async function loadSession({ modelURL, file, dtype, device, threads, jspi = 'auto', onProgress }) {
   const url = new URL(file, modelURL).href;
   performance.mark('prompt-api:session-load');
   const ortReady = startOrt({ device, threads, jspi });
@@ -116,7 +117,7 @@ export async function loadSession({ modelURL, file, device, threads, jspi = 'aut
     extra: {
       session: {
         disable_quant_qdq: '1',
-        ...((bytes > PREPACK_UP_TO || FLOAT_FILE.test(file)) && { disable_prepacking: '1' }),
+        ...((bytes > PREPACK_UP_TO || FLOAT_DTYPES.has(dtype)) && { disable_prepacking: '1' }),
       },
     },
     ...(device === 'webgpu' && { preferredOutputLocation: 'gpu-buffer' }),
