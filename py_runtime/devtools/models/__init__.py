@@ -108,14 +108,15 @@ SAMPLING_ADVICE: dict[str, dict[str, dict[str, Any]]] = {
     }
 }
 #: Each model's conversion, as ``CONVERSION_FILE`` records it: a folder made by an
-#: older conversion is made again (SmolLM2 8: the LM head as ``MatMul`` on transposed
-#: parts; 7: the lookup from the embedding's Q8_0 blocks, the LM head in parts; 6: plain
-#: attention; 5: the LM head as ``Gemm`` on the tied embedding; 4: the external data
-#: packed for transfer;
-#: 3: fp32's weights as external data; 2: the
+#: older conversion is made again (SmolLM2 9: the LM head's parts and the lookup's
+#: blocks made in one pass from the export's ``MatMul(Transpose)``, no ``Gemm`` between;
+#: 8: the LM head as ``MatMul`` on transposed parts; 7: the lookup from the embedding's
+#: Q8_0 blocks, the LM head in parts; 6: plain attention; 5: the LM head as ``Gemm`` on
+#: the tied embedding; 4: the external data packed for transfer; 3: fp32's weights as
+#: external data; 2: the
 #: graph takes ``num_logits_to_keep``, for jump-forward's verification; 1 kept the last
 #: position's logits only).
-CONVERSIONS = {"smollm2": 8, "gemma3-270m": 1, "families": 3}
+CONVERSIONS = {"smollm2": 9, "gemma3-270m": 1, "families": 3}
 CONVERSION_FILE = "conversion.json"
 
 

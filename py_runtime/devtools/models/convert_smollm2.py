@@ -11,9 +11,9 @@ it): ``python convert_smollm2.py OUT_DIR [--graph plain|gqa|optimum]``.
   ``gqa`` keeps the builder's attention, ``optimum`` is Optimum's
   ``text-generation-with-past`` export (as the hub's SmolLM2 folders hold it): both
   to compare. The LM head then runs on the last ``num_logits_to_keep`` positions only
-  (``logits_to_keep``), and in fp32 as ``Gemm`` on the tied embedding itself
-  (``tied_head_as_gemm``), then as ``MatMul`` on its transposed parts, while the lookup
-  reads the embedding's Q8_0 blocks (``lookup_from_blocks``).
+  (``logits_to_keep``), and in fp32 as ``MatMul`` on parts of the tied embedding's
+  transpose, while the lookup reads the embedding's Q8_0 blocks
+  (``tied_head_from_blocks``).
 - Tokenizer: rebuilt with ``tokenizers`` from the GGUF's vocabulary and merges, as
   SmolLM2's own tokenizer.json is (byte-level BPE after a per-digit split; the
   special tokens; EOS/pad ``<|im_end|>``; no BOS added) — transformers' own GGUF
@@ -156,8 +156,8 @@ def embedding_once(source: Path, target: Path) -> None:
     """The model builder stores the tied LM head's ``[hidden, vocab]`` weight and reads
     the embedding from a ``Transpose`` of it. Store the ``[vocab, hidden]`` embedding
     once instead, read by the lookup as it is and by the head as
-    ``MatMul(Transpose(embedding))``, the form Optimum exports and ``tied_head_as_gemm``
-    turns into ``Gemm``."""
+    ``MatMul(Transpose(embedding))``, the form Optimum exports, which
+    ``tied_head_from_blocks`` rewrites."""
     import onnx
     from onnx import helper, numpy_helper
 
@@ -359,95 +359,31 @@ def logits_to_keep(path: Path, input_name: str = KEEP_INPUT) -> None:
     onnx.save(model, str(path))
 
 
-def tied_head_as_gemm(path: Path) -> None:
-    """The LM head shares the embedding's weights: Optimum exports it as ``MatMul`` by
-    ``Transpose(embedding)``, which ONNX Runtime folds at session creation into a second,
-    transposed copy (113 MB for SmolLM2, on top of its own pre-packed one). ``Gemm`` with
-    ``transB=1`` reads the embedding as it is: the same logits (bit for bit under
-    onnxruntime), the same speed in the page, and 126 MiB less at the page's peak
-    (docs/performance.md). The hidden states are made 2-D for it and the logits 3-D again."""
-    import onnx
-    from onnx import helper, numpy_helper
-
-    model = onnx.load(str(path), load_external_data=False)
-    graph = model.graph
-    (head,) = [node for node in graph.node if "logits" in node.output]
-    (transpose,) = [node for node in graph.node if head.input[1] in node.output]
-    assert head.op_type == "MatMul" and transpose.op_type == "Transpose", (head, transpose)
-    hidden, weight = head.input[0], transpose.input[0]
-    (embedding,) = [t for t in graph.initializer if t.name == weight]
-    width = embedding.dims[1]
-    graph.initializer.extend(
-        numpy_helper.from_array(np.array(value, np.int64), name)
-        for value, name in (
-            ([0], "tied_head/zero"),
-            ([2], "tied_head/two"),
-            ([-1], "tied_head/minus_one"),
-            ([-1, width], "tied_head/rows"),
-        )
-    )
-    nodes = [
-        helper.make_node("Shape", [hidden], ["tied_head/shape"], name="tied_head/Shape"),
-        helper.make_node(
-            "Slice",
-            ["tied_head/shape", "tied_head/zero", "tied_head/two"],
-            ["tied_head/batch_positions"],
-            name="tied_head/Slice",
-        ),
-        helper.make_node(
-            "Concat",
-            ["tied_head/batch_positions", "tied_head/minus_one"],
-            ["tied_head/logits_shape"],
-            axis=0,
-            name="tied_head/Concat",
-        ),
-        helper.make_node(
-            "Reshape", [hidden, "tied_head/rows"], ["tied_head/hidden"], name="tied_head/Flatten"
-        ),
-        helper.make_node(
-            "Gemm",
-            ["tied_head/hidden", weight],
-            ["tied_head/logits"],
-            transB=1,
-            name="tied_head/Gemm",
-        ),
-        helper.make_node(
-            "Reshape",
-            ["tied_head/logits", "tied_head/logits_shape"],
-            ["logits"],
-            name="tied_head/Unflatten",
-        ),
-    ]
-    at = list(graph.node).index(head)
-    graph.node.remove(head)
-    for offset, node in enumerate(nodes):
-        graph.node.insert(at + offset, node)
-    graph.node.remove(transpose)
-    onnx.save(model, str(path))
-
-
-#: Parts the LM head's weight is stored in (``lookup_from_blocks``).
+#: Parts the LM head's weight is stored in (``tied_head_from_blocks``).
 HEAD_PARTS = 8
 
 
-def lookup_from_blocks(path: Path) -> None:
-    """The tied embedding, read by the token lookup and the LM head's ``Gemm``, is held
-    twice by ONNX Runtime: its pre-packed copy for the ``Gemm``, and the weight itself,
-    which the lookup still reads. Give the lookup the GGUF's own Q8_0 blocks instead
-    (int8 values and float16 scales: ``q * d``, the embedding bit for bit, 30 MB for 113,
-    and no bytes to download: ``packed.py``'s ``q8_0_values``), and make the head a
+def tied_head_from_blocks(path: Path) -> None:
+    """The LM head shares the embedding's weights, exported as ``MatMul`` by
+    ``Transpose(embedding)``, which ONNX Runtime folds at session creation into a
+    second, transposed copy (113 MB for SmolLM2) while the token lookup (``Gather``)
+    still reads the first. Instead, the lookup reads the GGUF's own Q8_0 blocks (int8
+    values and float16 scales: ``q * d``, the embedding bit for bit, 30 MB for 113, and
+    no bytes to download: ``packed.py``'s ``q8_0_values``), and the head is a
     ``MatMul`` on the embedding's transpose, stored in ``HEAD_PARTS`` parts of rows
-    (``packed.py``'s ``q8_0_t``, a part at a time): ``MatMul`` reads its weight as it is
-    without pre-packing, which a float model is loaded without (``ort-session.mjs``),
-    where ``Gemm``'s ``transB`` transposes it on every step. The same logits and caches
-    bit for bit under onnxruntime (docs/performance.md)."""
+    (``packed.py``'s ``q8_0_t``, a part at a time) whose logits a ``Concat`` joins:
+    ``MatMul`` reads its weight as it is, without pre-packing, which a float model is
+    loaded without (``ort-session.mjs``). The same logits and caches bit for bit under
+    onnxruntime (docs/performance.md)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     model = onnx.load(str(path))
     graph = model.graph
-    (head,) = [node for node in graph.node if node.name == "tied_head/Gemm"]
-    weight = next(t for t in graph.initializer if t.name == head.input[1])
+    (head,) = [node for node in graph.node if "logits" in node.output]
+    (transpose,) = [node for node in graph.node if head.input[1] in node.output]
+    assert head.op_type == "MatMul" and transpose.op_type == "Transpose", (head, transpose)
+    weight = next(t for t in graph.initializer if t.name == transpose.input[0])
     (lookup,) = [n for n in graph.node if n.op_type == "Gather" and n.input[0] == weight.name]
     embedding = numpy_helper.to_array(weight)
     values, scales, back = packed.q8_0_grid(embedding)
@@ -507,12 +443,13 @@ def lookup_from_blocks(path: Path) -> None:
         for name, out in zip(parts, logits, strict=True)
     ]
     split.append(
-        helper.make_node("Concat", logits, [head.output[0]], axis=1, name="tied_head/Logits")
+        helper.make_node("Concat", logits, [head.output[0]], axis=-1, name="tied_head/Logits")
     )
     at = list(graph.node).index(head)
     graph.node.remove(head)
     for offset, node in enumerate(split):
         graph.node.insert(at + offset, node)
+    graph.node.remove(transpose)
     onnx.save(model, str(path))
 
 
@@ -615,8 +552,7 @@ def main() -> int:
         logits_to_keep(partial / "onnx" / "model.onnx")
         log(f"exported onnx/model.onnx ({args.graph}) in {time.perf_counter() - started:.0f} s")
         quantize(partial)
-        tied_head_as_gemm(partial / "onnx" / "model.onnx")
-        lookup_from_blocks(partial / "onnx" / "model.onnx")
+        tied_head_from_blocks(partial / "onnx" / "model.onnx")
         external_data(partial)
         counts = packed.pack(partial / "onnx" / "model.onnx")
         size = (partial / "onnx" / f"model.onnx_data{packed.SUFFIX}").stat().st_size
