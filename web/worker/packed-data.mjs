@@ -21,6 +21,13 @@ function half(bits) {
   return sign * (1024 + mantissa) * 2 ** (exponent - 25);
 }
 
+/** Every float16's value, by its bits (made at the first unpacking). */
+let halves = null;
+function halfTable() {
+  halves ??= Float32Array.from({ length: 65536 }, (_, bits) => half(bits));
+  return halves;
+}
+
 /** Reads exact byte counts from a stream of chunks. */
 class Bytes {
   /** @param {() => Promise<Uint8Array | null>} next the next chunk, null at the end */
@@ -64,11 +71,19 @@ class Bytes {
   }
 }
 
-/** 32 rows of a q4_1 segment: `w = q * d + m`, each step rounded to float32. */
+/**
+ * 32 rows of a q4_1 segment: `w = q * d + m`, each step rounded to float32. `q * d` is
+ * exact (4 bits by a float16's 11), and a sum of two float32s computed as a double and
+ * rounded once to float32 (the store) is float32's own sum.
+ */
 function q41Band(bytes, cols) {
-  const halves = new Uint16Array(bytes.buffer, bytes.byteOffset, 2 * cols);
-  const d = Float32Array.from(halves.subarray(0, cols), half);
-  const m = Float32Array.from(halves.subarray(cols), half);
+  const table = halfTable();
+  const d = new Float32Array(cols);
+  const m = new Float32Array(cols);
+  for (let col = 0; col < cols; col++) {
+    d[col] = table[bytes[2 * col] | (bytes[2 * col + 1] << 8)];
+    m[col] = table[bytes[2 * (cols + col)] | (bytes[2 * (cols + col) + 1] << 8)];
+  }
   const nibbles = bytes.subarray(4 * cols);
   const out = new Float32Array(BLOCK * cols);
   const half_cols = cols / 2;
@@ -78,8 +93,8 @@ function q41Band(bytes, cols) {
     for (let pair = 0; pair < half_cols; pair++) {
       const byte = nibbles[from + pair];
       const col = 2 * pair;
-      out[to + col] = Math.fround(Math.fround((byte & 15) * d[col]) + m[col]);
-      out[to + col + 1] = Math.fround(Math.fround((byte >> 4) * d[col + 1]) + m[col + 1]);
+      out[to + col] = (byte & 15) * d[col] + m[col];
+      out[to + col + 1] = (byte >> 4) * d[col + 1] + m[col + 1];
     }
   }
   return new Uint8Array(out.buffer);
@@ -90,16 +105,15 @@ function q80Rows(bytes, cols) {
   const blocks = cols / BLOCK;
   const stride = 2 * blocks + cols;
   const rows = bytes.length / stride;
+  const table = halfTable();
+  const q = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   const out = new Float32Array(rows * cols);
   for (let row = 0; row < rows; row++) {
     const at = row * stride;
-    const halves = new Uint16Array(bytes.buffer, bytes.byteOffset + at, blocks);
-    const q = new Int8Array(bytes.buffer, bytes.byteOffset + at + 2 * blocks, cols);
+    const values = at + 2 * blocks - row * cols; // q[values + i] is the row's i-th
     for (let block = 0; block < blocks; block++) {
-      const d = half(halves[block]);
-      for (let i = block * BLOCK; i < (block + 1) * BLOCK; i++) {
-        out[row * cols + i] = Math.fround(q[i] * d);
-      }
+      const d = table[bytes[at + 2 * block] | (bytes[at + 2 * block + 1] << 8)];
+      for (let i = row * cols + block * BLOCK, end = i + BLOCK; i < end; i++) out[i] = q[values + i] * d;
     }
   }
   return new Uint8Array(out.buffer);
@@ -119,11 +133,18 @@ function q80Part(bytes, cols, values) {
   return out;
 }
 
-/** The bytes of the [cols, rows] transpose of `matrix`, [rows, cols] float32. */
+/** The bytes of the [cols, rows] transpose of `matrix`, [rows, cols] float32, turned in tiles. */
 function transposed(matrix, rows, cols) {
   const out = new Float32Array(rows * cols);
-  for (let row = 0; row < rows; row++) {
-    for (let col = 0; col < cols; col++) out[col * rows + row] = matrix[row * cols + col];
+  const TILE = 32;
+  for (let top = 0; top < rows; top += TILE) {
+    const bottom = Math.min(rows, top + TILE);
+    for (let left = 0; left < cols; left += TILE) {
+      const right = Math.min(cols, left + TILE);
+      for (let row = top; row < bottom; row++) {
+        for (let col = left; col < right; col++) out[col * rows + row] = matrix[row * cols + col];
+      }
+    }
   }
   return new Uint8Array(out.buffer);
 }
