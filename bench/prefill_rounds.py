@@ -3,6 +3,7 @@
 Each round is one ``promptAPIRuntime.benchmark()`` (a prompt of ``--prompt-tokens``,
 then ``--decode-tokens`` greedy steps) in the same page, after the machine settles: a
 speed that changes from round to round in one page shows here, where medians hide it.
+With it, the share of a decode step spent outside ONNX Runtime's ``run()``.
 
     python3 bench/prefill_rounds.py [--model smollm2|DIR] [--dtype fp32] [--rounds 10]
         [--threads 2] [--jspi auto|off] [--dist DIR]
@@ -46,12 +47,14 @@ def main() -> int:
         browser, _ = launch(playwright)
         page = browser.new_page()
         page.goto(server.url + page_path("ours-speed.html", query))
-        print("| round | prefill tok/s | decode tok/s |\n| ---: | ---: | ---: |")
+        print("| round | prefill tok/s | decode tok/s | decode outside run() |")
+        print("| ---: | ---: | ---: | ---: |")
         for number in range(args.rounds):
             settle()
             speed = page.evaluate("(o) => promptAPIRuntime.benchmark(o)", options)
             prefill, decode = speed["prefillTokensPerSecond"], speed["decodeTokensPerSecond"]
-            print(f"| {number} | {prefill:.0f} | {decode:.1f} |", flush=True)
+            outside = 100 * speed["outsideRunShare"]
+            print(f"| {number} | {prefill:.0f} | {decode:.1f} | {outside:.1f} % |", flush=True)
         browser.close()
     return 0
 
