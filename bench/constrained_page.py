@@ -31,8 +31,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from py_runtime.devtools.bench.pages import worker_modules_server  # noqa: E402
 from py_runtime.devtools.browser import launch_args  # noqa: E402
-from py_runtime.devtools.server import StaticServer  # noqa: E402
 from py_runtime.engine.constraints import response_grammar  # noqa: E402
 from py_runtime.engine.grammar import Grammar  # noqa: E402
 from py_runtime.hosts.xgrammar_ebnf import ebnf, to_xgrammar  # noqa: E402
@@ -256,13 +256,7 @@ def job_for(model: dict[str, Any], steps: int, threads: int) -> tuple[dict[str, 
 def run_page(model: dict[str, Any], job: dict[str, Any], verbose: bool) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
-    worker = ROOT / "web" / "worker"
-    mounts = {"/": ROOT / "bench" / "pages", "/dist/": ROOT / "dist", "/model/": model["dir"]}
-    # The worker's modules unbundled (not worker.mjs: dist/worker.mjs is the bundle).
-    files = {
-        f"/dist/{path.name}": path for path in worker.glob("*.mjs") if path.name != "worker.mjs"
-    }
-    with StaticServer(mounts, files) as server, sync_playwright() as playwright:
+    with worker_modules_server(model["dir"]) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
         try:
             page = browser.new_page()

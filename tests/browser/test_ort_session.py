@@ -4,17 +4,10 @@ dtypes through ``loadSession``, with what it hands ONNX Runtime Web's
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page
 
-from py_runtime.devtools.server import StaticServer
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DIST = REPO_ROOT / "dist"
-WORKER = REPO_ROOT / "web" / "worker"
-FIXTURE = REPO_ROOT / "tests" / "fixtures" / "tiny-qwen2-toolcall"
+from py_runtime.devtools.bench.pages import DIST, FIXTURE, worker_modules_server
 
 pytestmark = pytest.mark.needs_files(
     DIST / "ort" / "ort.wasm.min.mjs", reason="dist/ is missing: run `python3 build/build.py`"
@@ -49,11 +42,7 @@ def test_float_dtypes_load_without_prepacking_and_quantized_ones_with_it(page: P
         ["onnx/model_q4.onnx", "q4"],
         ["onnx/model_fp16.onnx", "fp16"],
     ]
-    mounts = {"/": REPO_ROOT / "bench" / "pages", "/dist/": DIST, "/model/": FIXTURE}
-    files = {
-        f"/dist/{path.name}": path for path in WORKER.glob("*.mjs") if path.name != "worker.mjs"
-    }
-    with StaticServer(mounts, files) as server:
+    with worker_modules_server(FIXTURE) as server:
         page.goto(f"{server.url}/constrained.html")
         seen = page.evaluate(SCRIPT, loads)
     prepacking = [options.get("disable_prepacking") != "1" for options in seen]

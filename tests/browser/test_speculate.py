@@ -6,21 +6,16 @@ drafts it rejects at their first token or further on, and sampled drafts.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page
 
-from py_runtime.devtools.server import StaticServer
+from py_runtime.devtools.bench.pages import DIST, FIXTURE, worker_modules_server
 from py_runtime.engine.js_regex import translate
 from py_runtime.hosts.xgrammar_ebnf import ebnf
 from py_runtime.tokenizer import Tokenizer
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DIST = REPO_ROOT / "dist"
-WORKER = REPO_ROOT / "web" / "worker"
-FIXTURE = REPO_ROOT / "tests" / "fixtures" / "tiny-qwen2-toolcall"
 ANSWER = "Hello! How can I help you today?"
 #: The fixture's prompt for "Hello!" (its template's default system turn).
 PROMPT = (
@@ -116,13 +111,7 @@ def test_the_page_judges_drafts_as_cpython_does(page: Page) -> None:
         "texts": [tokenizer.decode([token]) for token in range(4096)],
         "drafts": [tokenizer.encode(ANSWER[n:]) for n in range(len(ANSWER) + 1)],
     }
-    mounts = {"/": REPO_ROOT / "bench" / "pages", "/dist/": DIST, "/model/": FIXTURE}
-    # The worker's modules unbundled, beside dist/ort/ and dist/xgrammar/ (but not
-    # worker.mjs: dist/worker.mjs is the bundle).
-    files = {
-        f"/dist/{path.name}": path for path in WORKER.glob("*.mjs") if path.name != "worker.mjs"
-    }
-    with StaticServer(mounts, files) as server:
+    with worker_modules_server(FIXTURE) as server:
         page.goto(f"{server.url}/constrained.html")
         out = page.evaluate(SCRIPT, job)
     assert out["speculates"]

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 
 from ..browser import launch_args
 from ..memory import chromium_browsers, page_peak_mib
+from ..server import StaticServer
 from .report import Results, record
 
 REPO = Path(__file__).resolve().parents[3]
@@ -18,6 +19,7 @@ FIXTURE = REPO / "tests" / "fixtures" / "tiny-qwen2-toolcall"
 TJS_DIST = REPO / "node_modules" / "@huggingface" / "transformers"
 WLLAMA = REPO / "node_modules" / "@wllama" / "wllama"
 PAGES = Path(__file__).resolve().parent.parent / "pages"
+WORKER = REPO / "web" / "worker"
 
 
 def mounts(
@@ -35,6 +37,18 @@ def mounts(
     }
     served |= {"/_tjs_model/": tjs_model} if tjs_model else {}
     return served | ({"/_gguf/": gguf.parent} if gguf else {})
+
+
+def worker_modules_server(model: Path) -> StaticServer:
+    """A server of ``bench/pages`` at ``/`` (``constrained.html``), the worker's modules
+    unbundled beside dist/'s ONNX Runtime and XGrammar at ``/dist/`` (not worker.mjs:
+    dist/worker.mjs is the bundle), and ``model`` at ``/model/``: for pages that drive
+    ort-session.mjs or ort-backend.mjs directly."""
+    served = {"/": REPO / "bench" / "pages", "/dist/": DIST, "/model/": model}
+    files = {
+        f"/dist/{path.name}": path for path in WORKER.glob("*.mjs") if path.name != "worker.mjs"
+    }
+    return StaticServer(served, files)
 
 
 def page_path(name: str, query: Mapping[str, object] | None = None) -> str:
