@@ -25,11 +25,11 @@ const SPLIT_FROM = 256 * 2 ** 20;
  */
 const PREPACK_UP_TO = 768 * 2 ** 20;
 /**
- * The float dtypes, whose weights are never prepacked: a float `MatMul` runs as fast
- * on its weight as it is (SmolLM2: decode 21.8 against 22.0 tok/s), the copies cost
- * 163 MiB of SmolLM2's peak, and with ORT's JSPI build on two threads they set off
- * prefill rounds at a third of the speed (docs/performance.md). The quantized kernels
- * (MatMulNBits, MatMulInteger) need theirs.
+ * The float dtypes, whose weights are never prepacked: the copies cost 86-163 MiB of
+ * SmolLM2's peak (over the page's 1,024 MiB), and with ORT's JSPI build on two threads
+ * they set off prefill rounds at a third of the speed (the `Gemm` head). A float
+ * `MatMul` on its weight as it is decodes 1-16 % slower at two threads, by the machine
+ * (docs/performance.md). The quantized kernels (MatMulNBits, MatMulInteger) need theirs.
  */
 const FLOAT_DTYPES = new Set(['fp32', 'fp16']);
 /** Whether the runtime started is ORT's JSPI build (external data read from Blobs). */

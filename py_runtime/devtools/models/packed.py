@@ -182,7 +182,7 @@ def pack(model_path: Path) -> dict[str, int]:
                 if packed is None:
                     weight = np.ascontiguousarray(weight.T)
                     packed, kind, shape = q8_0(weight), "q8_0_t", shape[::-1]
-            elif ops & {"Gather", "Gemm"}:
+            elif "Gather" in ops:
                 packed, kind = q8_0(weight), "q8_0"
             if packed is not None and kind != "q4_1":
                 # The segment's rows (d16, then q) are the lookup's scales and values.
